@@ -1,0 +1,44 @@
+# labcalc: `make lab` opens the notebooks, `make test` runs everything CI runs.
+# Both create the virtual environment .venv on first use.
+
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed-stamp
+PYTEST := $(PY) -m pytest -p no:cacheprovider
+
+.PHONY: lab test install bench clean help
+
+help:
+	@echo "make lab    - create .venv if needed, install labcalc, open JupyterLab on notebooks/"
+	@echo "make test   - create .venv if needed, install, run unit tests, doctests and nbval"
+	@echo "make bench  - print the benchmark tables (benchmarks/*.py)"
+
+$(STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[all]'
+	@touch $(STAMP)
+
+install: $(STAMP)
+
+lab: $(STAMP)
+	$(VENV)/bin/jupyter lab --ServerApp.root_dir=notebooks \
+	    $(if $(wildcard notebooks/00-start-here.ipynb),00-start-here.ipynb,)
+
+# Unit tests, doctests of every module and nbval replay of every notebook, in one run.
+# pytest exits 5 when it collects nothing (e.g. no notebooks yet): that is not a failure,
+# any other non-zero code is.
+test: $(STAMP)
+	@$(PYTEST) tests labcalc --doctest-modules \
+	    $(wildcard notebooks/*.ipynb) --nbval-lax --nbval-current-env \
+	    --nbval-sanitize-with tests/nbval_sanitize.cfg; \
+	rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "pytest collected no tests (exit 5): nothing to run, not a failure"; exit 0; fi; \
+	exit $$rc
+
+bench: $(STAMP)
+	@for script in benchmarks/bench_*.py; do echo "== $$script"; $(PY) $$script || exit 1; done
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache

@@ -1,0 +1,50 @@
+"""labcalc: theory and measurements for congestion-control lab work.
+
+The package is split into one module per topic (see ``DESIGN.md``):
+
+- :mod:`labcalc.units`      unit helpers and the pint registry used to parse answers
+- :mod:`labcalc.framing`    header sizes, frame / wire / shaper sizes, efficiency, goodput
+- :mod:`labcalc.network`    links, flows, routing matrix, TOML scenarios
+- :mod:`labcalc.openloop`   UDP without congestion control through drop-tail FIFOs
+- :mod:`labcalc.fairness`   max-min, proportional, alpha-fair and TCP-Reno allocations
+- :mod:`labcalc.tcp`        loss-throughput formulas, RTT bias, CUBIC, BDP
+- :mod:`labcalc.queueing`   buffer delays and queueing delays inferred from RTTs
+- :mod:`labcalc.labs`       one module per lab handout (questions as functions)
+
+Submodules are imported lazily, so ``import labcalc`` stays fast (no numpy, pandas,
+scipy or cvxpy until a module that needs them is touched).
+"""
+
+from __future__ import annotations
+
+import importlib
+
+__version__ = "0.1.0"
+
+_SUBMODULES = {
+    "units",
+    "framing",
+    "network",
+    "openloop",
+    "fairness",
+    "tcp",
+    "queueing",
+    "labs",
+    "cli",
+}
+
+__all__ = sorted(_SUBMODULES) + ["__version__"]
+
+
+def __getattr__(name: str):
+    # PEP 562 lazy submodules: `labcalc.framing` works without an explicit import,
+    # while `import labcalc` itself imports nothing heavy.
+    if name in _SUBMODULES:
+        module = importlib.import_module(f"{__name__}.{name}")
+        globals()[name] = module
+        return module
+    raise AttributeError(f"module 'labcalc' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | _SUBMODULES)

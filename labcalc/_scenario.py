@@ -1,0 +1,196 @@
+"""Reading scenario dictionaries (the TOML layout of ``data/scenarios``) into Networks.
+
+Kept apart from :mod:`labcalc.network` so that the field validation lives in one place.
+Every quantity key carries its unit (``capacity_mbps``, ``delay_ms``, ...); a table may
+give a quantity in one unit only. Unknown keys are errors (a typo must not be ignored).
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from typing import Mapping
+
+from labcalc.network import Flow, Link, ScenarioError
+
+_RATE_UNITS = {"bps": 1.0, "kbps": 1e3, "mbps": 1e6, "gbps": 1e9}
+_TIME_UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6}
+
+_LINK_KEYS = {"capacity", "delay", "buffer_packets", "description"}
+_FLOW_KEYS = {
+    "route",
+    "demand",
+    "weight",
+    "rtt",
+    "efficiency",
+    "payload_bytes",
+    "transport",
+    "ip",
+    "tcp_options_bytes",
+    "vlan",
+    "mss_bytes",
+    "accounting",
+    "description",
+}
+_TOP_KEYS = {"name", "description", "accounting", "links", "flows", "variants", "parameters", "source"}
+
+
+def _where(source: str, table: str) -> str:
+    return f"{source}: [{table}]"
+
+
+def _quantity(table: Mapping, base: str, units: Mapping[str, float], where: str, required: bool):
+    found = [(k, v) for k, v in table.items() if k == base or k.startswith(base + "_") and k[len(base) + 1:] in units]
+    found = [(k, v) for k, v in found if k != base]
+    if base in table:
+        raise ScenarioError(
+            f"{where}: field {base!r} needs a unit suffix ({', '.join(base + '_' + u for u in units)})"
+        )
+    if len(found) > 1:
+        raise ScenarioError(f"{where}: {base} given twice ({', '.join(k for k, _ in found)}); keep one")
+    if not found:
+        if required:
+            raise ScenarioError(f"{where}: missing field {base}_{next(iter(units))} (or another unit)")
+        return None
+    key, value = found[0]
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ScenarioError(f"{where}: {key} must be a number; got {value!r}")
+    if isinstance(value, float) and math.isnan(value):
+        raise ScenarioError(f"{where}: {key} must be a number; got nan")
+    return float(value) * units[key[len(base) + 1:]]
+
+
+def _check_keys(table: Mapping, allowed: set[str], units: dict[str, Mapping], where: str) -> None:
+    if not isinstance(table, Mapping):
+        raise ScenarioError(f"{where}: expected a table of fields; got {table!r}")
+    for key in table:
+        stem = key
+        for base, unit_map in units.items():
+            if key.startswith(base + "_") and key[len(base) + 1:] in unit_map:
+                stem = base
+        if stem not in allowed:
+            raise ScenarioError(f"{where}: unknown field {key!r} (allowed: {', '.join(sorted(allowed))})")
+
+
+def _link(table: Mapping, where: str) -> Link:
+    if isinstance(table, (int, float)) and not isinstance(table, bool):
+        raise ScenarioError(f"{where}: write the capacity with its unit, e.g. capacity_mbps = {table}")
+    _check_keys(table, _LINK_KEYS, {"capacity": _RATE_UNITS, "delay": _TIME_UNITS}, where)
+    capacity = _quantity(table, "capacity", _RATE_UNITS, where, required=True)
+    delay = _quantity(table, "delay", _TIME_UNITS, where, required=False) or 0.0
+    buffer = table.get("buffer_packets")
+    try:
+        return Link(capacity, delay_s=delay, buffer_packets=buffer)
+    except ScenarioError as exc:
+        raise ScenarioError(f"{where}: {exc}") from None
+
+
+def _flow(table: Mapping, where: str, accounting: str) -> Flow:
+    if isinstance(table, list):
+        table = {"route": table}
+    _check_keys(table, _FLOW_KEYS, {"demand": _RATE_UNITS, "rtt": _TIME_UNITS}, where)
+    if "route" not in table:
+        raise ScenarioError(f"{where}: missing field 'route'")
+    demand = _quantity(table, "demand", _RATE_UNITS, where, required=False)
+    rtt = _quantity(table, "rtt", _TIME_UNITS, where, required=False)
+    efficiency = table.get("efficiency")
+    framing_keys = {"payload_bytes", "transport", "ip", "tcp_options_bytes", "vlan", "mss_bytes"}
+    if framing_keys & set(table):
+        if efficiency is not None:
+            raise ScenarioError(f"{where}: give either efficiency or payload_bytes/transport, not both")
+        if "payload_bytes" not in table:
+            raise ScenarioError(f"{where}: missing field 'payload_bytes' (needed with transport/ip/options)")
+        from labcalc import framing
+
+        try:
+            efficiency = framing.efficiency(
+                table["payload_bytes"],
+                transport=table.get("transport", "udp"),
+                ip=table.get("ip", "v4"),
+                tcp_options_bytes=table.get("tcp_options_bytes", 0),
+                vlan=table.get("vlan", False),
+                accounting=table.get("accounting", accounting),
+                mss_bytes=table.get("mss_bytes"),
+            )
+        except ValueError as exc:
+            raise ScenarioError(f"{where}: {exc}") from None
+    try:
+        return Flow(
+            table["route"],
+            demand_bps=math.inf if demand is None else demand,
+            weight=table.get("weight", 1.0),
+            rtt_s=rtt,
+            efficiency=1.0 if efficiency is None else efficiency,
+        )
+    except ScenarioError as exc:
+        raise ScenarioError(f"{where}: {exc}") from None
+
+
+def _merge(base: dict, override: Mapping, where: str) -> dict:
+    out = copy.deepcopy(base)
+    for key, value in override.items():
+        if isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
+            # a quantity given in another unit replaces the base one
+            merged = dict(out[key])
+            for k in list(value):
+                stem = k.rsplit("_", 1)[0]
+                for old in list(merged):
+                    if old != k and old.rsplit("_", 1)[0] == stem and stem in {"capacity", "delay", "demand", "rtt"}:
+                        del merged[old]
+            merged.update(value)
+            out[key] = merged
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def network_from_dict(cls, data: Mapping, variant: str | None = None, source: str = "scenario"):
+    """Validate a scenario dictionary and build ``cls`` (a Network)."""
+    if not isinstance(data, Mapping):
+        raise ScenarioError(f"{source}: expected a table at the top level")
+    unknown = set(data) - _TOP_KEYS
+    if unknown:
+        raise ScenarioError(
+            f"{source}: unknown top-level field {sorted(unknown)[0]!r} (allowed: {', '.join(sorted(_TOP_KEYS))})"
+        )
+    accounting = data.get("accounting", "wire")
+    from labcalc.framing import ACCOUNTINGS
+
+    if accounting not in ACCOUNTINGS:
+        raise ScenarioError(f"{source}: accounting must be one of {', '.join(ACCOUNTINGS)}; got {accounting!r}")
+    links = data.get("links")
+    flows = data.get("flows", {})
+    if not isinstance(links, Mapping) or not links:
+        raise ScenarioError(f"{source}: missing field 'links' (a table with at least one link)")
+    if not isinstance(flows, Mapping):
+        raise ScenarioError(f"{source}: 'flows' must be a table of flows")
+    links, flows = dict(links), dict(flows)
+    if variant is not None:
+        variants = data.get("variants", {})
+        if variant not in variants:
+            known = ", ".join(variants) or "none"
+            raise ScenarioError(f"{source}: unknown variant {variant!r} (variants: {known})")
+        override = variants[variant]
+        where = _where(source, f"variants.{variant}")
+        if not isinstance(override, Mapping) or set(override) - {"links", "flows", "flows_only", "description"}:
+            raise ScenarioError(f"{where}: a variant may set 'links', 'flows', 'flows_only' and 'description' only")
+        for name in override.get("links", {}):
+            if name not in links:
+                raise ScenarioError(f"{where}: unknown link {name!r}")
+        links = _merge(links, override.get("links", {}), where)
+        flows = _merge(flows, override.get("flows", {}), where)
+        if "flows_only" in override:
+            keep = override["flows_only"]
+            missing = [f for f in keep if f not in flows] if isinstance(keep, list) else [keep]
+            if missing:
+                raise ScenarioError(f"{where}: flows_only names unknown flow {missing[0]!r}")
+            flows = {name: flows[name] for name in keep}
+    built_links = {name: _link(t, _where(source, f"links.{name}")) for name, t in links.items()}
+    built_flows = {name: _flow(t, _where(source, f"flows.{name}"), accounting) for name, t in flows.items()}
+    name = data.get("name", "")
+    if variant:
+        name = f"{name} {variant}".strip()
+    try:
+        return cls(built_links, built_flows, name=name, description=data.get("description", ""))
+    except ScenarioError as exc:
+        raise ScenarioError(f"{source}: {exc}") from None
