@@ -43,6 +43,7 @@ __all__ = [
     "registry",
     "parse_quantity",
     "BASE_UNITS",
+    "format_quantity",
 ]
 
 #: The base unit of every kind of quantity labcalc returns.
@@ -288,3 +289,44 @@ def parse_quantity(text: str) -> tuple[float, str]:
     if quantity.dimensionless:
         return float(quantity.to("dimensionless").magnitude), "1"
     raise ValueError(f"quantity: {text!r} has unit {quantity.units}, which labcalc does not use")
+
+
+_DISPLAY = {
+    "bit/s": ((1e9, "Gbit/s"), (1e6, "Mbit/s"), (1e3, "kbit/s"), (1.0, "bit/s")),
+    "byte": ((1.0, "bytes"),),
+    "s": ((1.0, "s"), (1e-3, "ms"), (1e-6, "us")),
+    "1": ((0.01, "%"),),
+    "packet": ((1.0, "packets"),),
+}
+
+
+def format_quantity(value: float, unit: str, digits: int = 4) -> str:
+    """Human-readable text for a value in base units, with a fitting prefix.
+
+    Parameters
+    ----------
+    value : float
+        Value in base units.
+    unit : {"bit/s", "byte", "s", "1", "packet"}
+        Its base unit; fractions ("1") are shown as percentages.
+    digits : int, default 4
+        Significant digits.
+
+    Examples
+    --------
+    >>> format_quantity(4_690_431.5, "bit/s")
+    '4.69 Mbit/s'
+    >>> format_quantity(1.5e6, "bit/s"), format_quantity(0.062, "1"), format_quantity(0.3, "s")
+    ('1.5 Mbit/s', '6.2 %', '300 ms')
+    """
+    if unit not in _DISPLAY:
+        raise ValueError(f"unit must be one of {', '.join(_DISPLAY)}; got {unit!r}")
+    if not math.isfinite(value):
+        return f"{value} {_DISPLAY[unit][-1][1]}"
+    scales = _DISPLAY[unit]
+    for factor, name in scales:
+        if abs(value) >= factor * 0.9999 or factor == scales[-1][0]:
+            break
+    if unit == "s" and abs(value) < 1.0:
+        factor, name = (1e-3, "ms") if abs(value) >= 1e-3 or value == 0 else (1e-6, "us")
+    return f"{value / factor:.{digits}g} {name}"

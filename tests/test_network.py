@@ -1,0 +1,202 @@
+"""Network: routing matrix, TOML scenarios, and one test per kind of bad input."""
+
+import math
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from labcalc.data import scenario_path
+from labcalc.network import Flow, Link, Network, ScenarioError
+
+
+def parking_lot():
+    return Network({"r1": 5e6, "r2": 5e6}, {"1to3": ["r1", "r2"], "1to2": ["r1"], "2to3": ["r2"]})
+
+
+def test_routing_matrix_is_sparse_links_by_flows():
+    R = parking_lot().routing_matrix
+    assert sp.issparse(R) and R.shape == (2, 3)
+    assert R.toarray().tolist() == [[1, 1, 0], [1, 0, 1]]
+
+
+def test_link_loads_and_delays():
+    net = Network({"a": Link(1e6, delay_s=0.1), "b": Link(2e6, delay_s=0.05)}, {"f": ["a", "b"], "g": ["b"]})
+    assert net.link_loads_bps([1.0, 2.0]).tolist() == [1.0, 3.0]
+    assert net.propagation_delays_s().tolist() == pytest.approx([0.15, 0.05])
+
+
+def test_from_routing_matches_dict_construction():
+    a = parking_lot()
+    b = Network.from_routing(a.routing_matrix, a.capacities_bps, flow_names=a.flow_names,
+                             link_names=a.link_names)
+    assert (a.routing_matrix != b.routing_matrix).nnz == 0
+    assert b.flows["1to3"].route == ("r1", "r2")
+    assert np.isinf(b.demands_bps).all() and np.isnan(b.rtts_s).all()
+
+
+def test_replace_changes_demands_only():
+    net = parking_lot().replace(demands_bps={"1to2": 1e6})
+    assert net.demands_bps.tolist() == [math.inf, 1e6, math.inf]
+
+
+@pytest.mark.parametrize("name", ["lab51", "lab52", "lab53"])
+def test_bundled_scenarios_load(name):
+    net = Network.from_toml(scenario_path(name))
+    assert net.n_flows >= 2 and (net.capacities_bps > 0).all()
+
+
+def test_lab51_variants_follow_the_handout():
+    path = scenario_path("lab51")
+    a3 = Network.from_toml(path, variant="A3")
+    # 9 Mbit/s of data in 1000-byte datagrams is 9.594 Mbit/s on the wire
+    assert a3.demands_bps.tolist() == pytest.approx([1.066e6, 9.594e6])
+    assert a3.efficiencies.tolist() == pytest.approx([1000 / 1066] * 2)
+    d2 = Network.from_toml(path, variant="D2")
+    assert d2.flow_names == ["h1_tcp", "h2_tcp"]
+    assert d2.rtts_s.tolist() == pytest.approx([0.8, 0.3])
+    assert d2.efficiencies.tolist() == pytest.approx([2896 / 2986] * 2)
+
+
+def test_scenarios_agree_with_the_lab5_module():
+    from labcalc.labs import lab5
+
+    p = lab5.Params()
+    for toml_net, py_net in [
+        (Network.from_toml(scenario_path("lab52")), lab5.network_lab52(p)),
+        (Network.from_toml(scenario_path("lab53")), lab5.network_lab53(p)),
+        (Network.from_toml(scenario_path("lab51")), lab5.network_lab51(p, 4e6)),
+    ]:
+        assert toml_net.link_names == py_net.link_names
+        assert toml_net.flow_names == py_net.flow_names
+        assert toml_net.capacities_bps.tolist() == pytest.approx(py_net.capacities_bps.tolist())
+        assert toml_net.demands_bps.tolist() == pytest.approx(py_net.demands_bps.tolist())
+        assert toml_net.efficiencies.tolist() == pytest.approx(py_net.efficiencies.tolist())
+        assert (toml_net.routing_matrix != py_net.routing_matrix).nnz == 0
+
+
+# --- bad input: each raises ValueError naming the field and the value -------------------
+
+def test_route_through_unknown_link():
+    with pytest.raises(ValueError, match=r"flow 'f'.*unknown link 'r9'"):
+        Network({"r1": 1e6}, {"f": ["r1", "r9"]})
+
+
+@pytest.mark.parametrize("capacity", [0, -5e6, math.nan, math.inf])
+def test_bad_capacity(capacity):
+    with pytest.raises(ValueError, match=r"link 'r1'.*capacity_bps"):
+        Network({"r1": capacity}, {"f": ["r1"]})
+
+
+def test_negative_demand(tmp_path):
+    with pytest.raises(ValueError, match=r"demand_bps must be >= 0; got -1\.0"):
+        Flow(["r1"], demand_bps=-1.0)
+    path = tmp_path / "s.toml"
+    path.write_text("[links.r1]\ncapacity_mbps=1\n[flows.f]\nroute=['r1']\ndemand_kbps=-1\n")
+    with pytest.raises(ValueError, match=r"\[flows.f\].*demand_bps must be >= 0; got -1000\.0"):
+        Network.from_toml(path)
+
+
+@pytest.mark.parametrize("rtt", [0.0, -0.1])
+def test_bad_rtt(rtt):
+    with pytest.raises(ValueError, match=r"rtt_s.*" + str(rtt)):
+        Flow(["r1"], rtt_s=rtt)
+
+
+def test_bad_weight_efficiency_route():
+    with pytest.raises(ValueError, match="weight"):
+        Flow(["r1"], weight=0)
+    with pytest.raises(ValueError, match=r"efficiency.*1\.5"):
+        Flow(["r1"], efficiency=1.5)
+    with pytest.raises(ValueError, match="route"):
+        Flow([])
+    with pytest.raises(ValueError, match="twice"):
+        Flow(["r1", "r1"])
+    with pytest.raises(ValueError, match="route"):
+        Flow("r1")
+
+
+def test_from_routing_bad_arrays():
+    R = sp.csr_matrix([[1, 1]])
+    with pytest.raises(ValueError, match="capacity_bps.*-1"):
+        Network.from_routing(R, [-1.0])
+    with pytest.raises(ValueError, match="demand_bps"):
+        Network.from_routing(R, [1.0], demands_bps=[1.0, -2.0])
+    with pytest.raises(ValueError, match="crosses no link"):
+        Network.from_routing(sp.csr_matrix([[1, 0]]), [1.0])
+
+
+def write(tmp_path, text):
+    path = tmp_path / "s.toml"
+    path.write_text(text)
+    return path
+
+
+BASE = """
+[links.r1]
+capacity_mbps = 5
+[flows.a]
+route = ["r1"]
+"""
+
+
+def test_toml_missing_capacity(tmp_path):
+    path = write(tmp_path, "[links.r1]\ndelay_ms = 3\n[flows.a]\nroute=['r1']\n")
+    with pytest.raises(ValueError, match=r"\[links.r1\].*missing field capacity"):
+        Network.from_toml(path)
+
+
+def test_toml_mistyped_field(tmp_path):
+    path = write(tmp_path, BASE + "demand_mpbs = 3\n")
+    with pytest.raises(ValueError, match=r"\[flows.a\].*unknown field 'demand_mpbs'"):
+        Network.from_toml(path)
+
+
+def test_toml_wrong_type(tmp_path):
+    path = write(tmp_path, BASE.replace("capacity_mbps = 5", 'capacity_mbps = "fast"'))
+    with pytest.raises(ValueError, match=r"capacity_mbps must be a number; got 'fast'"):
+        Network.from_toml(path)
+
+
+def test_toml_quantity_without_unit(tmp_path):
+    path = write(tmp_path, BASE.replace("capacity_mbps", "capacity"))
+    with pytest.raises(ValueError, match="needs a unit suffix"):
+        Network.from_toml(path)
+
+
+def test_toml_unit_given_twice(tmp_path):
+    path = write(tmp_path, BASE + "rtt_ms = 300\nrtt_s = 0.3\n")
+    with pytest.raises(ValueError, match="rtt given twice"):
+        Network.from_toml(path)
+
+
+def test_toml_missing_route_and_links(tmp_path):
+    with pytest.raises(ValueError, match="missing field 'route'"):
+        Network.from_toml(write(tmp_path, "[links.r1]\ncapacity_mbps=1\n[flows.a]\nweight=2\n"))
+    with pytest.raises(ValueError, match="missing field 'links'"):
+        Network.from_toml(write(tmp_path, "[flows.a]\nroute=['r1']\n"))
+
+
+def test_toml_negative_capacity_and_unknown_route(tmp_path):
+    with pytest.raises(ValueError, match=r"capacity_bps must be positive.*-5000000"):
+        Network.from_toml(write(tmp_path, BASE.replace("= 5", "= -5")))
+    with pytest.raises(ValueError, match="unknown link 'r2'"):
+        Network.from_toml(write(tmp_path, BASE.replace('["r1"]', '["r1", "r2"]')))
+
+
+def test_toml_syntax_error_and_missing_file(tmp_path):
+    with pytest.raises(ValueError, match="not valid TOML"):
+        Network.from_toml(write(tmp_path, "[links\n"))
+    with pytest.raises(ValueError, match="cannot read scenario file"):
+        Network.from_toml(tmp_path / "nope.toml")
+
+
+def test_toml_unknown_variant(tmp_path):
+    with pytest.raises(ValueError, match="unknown variant 'Z'.*A1"):
+        Network.from_toml(scenario_path("lab51"), variant="Z")
+
+
+def test_toml_framing_fields_are_validated(tmp_path):
+    path = write(tmp_path, BASE + 'payload_bytes = 1000\ntransport = "quic"\n')
+    with pytest.raises(ValueError, match=r"\[flows.a\].*transport.*'quic'"):
+        Network.from_toml(path)
