@@ -9,6 +9,9 @@ The package is split into one module per topic (see ``DESIGN.md``):
 - :mod:`labcalc.fairness`   max-min, proportional, alpha-fair and TCP-Reno allocations
 - :mod:`labcalc.tcp`        loss-throughput formulas, RTT bias, CUBIC, BDP
 - :mod:`labcalc.queueing`   buffer delays and queueing delays inferred from RTTs
+- :mod:`labcalc.symbolic`   sympy derivations shown in the notebooks
+- :mod:`labcalc.compare`    predictions next to measurements
+- :mod:`labcalc.measure`    readers for the tools' outputs (iperf, ping, ss, tc, ...)
 - :mod:`labcalc.labs`       one module per lab handout (questions as functions)
 
 Submodules are imported lazily, so ``import labcalc`` stays fast (no numpy, pandas,
@@ -30,6 +33,10 @@ _SUBMODULES = {
     "tcp",
     "queueing",
     "labs",
+    "compare",
+    "symbolic",
+    "data",
+    "measure",
     "cli",
 }
 

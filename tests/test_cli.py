@@ -1,0 +1,94 @@
+"""The labcalc command: answers, solve, errors without tracebacks."""
+
+import subprocess
+import sys
+
+import pytest
+
+from labcalc.cli import main
+from labcalc.data import scenario_path
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_answers_lab5_prints_every_theory_answer(capsys):
+    code, out, _ = run(capsys, "answers", "lab5")
+    assert code == 0
+    for q in ("Q3", "Q4", "Q8", "Q9", "Q13", "Q17", "Q20", "Q21", "Q22", "Q23", "Q24",
+              "Q27", "Q29", "Q31", "Q35", "Q39", "Q40", "Q41", "Q44"):
+        assert f"\n{q} " in out or f" {q} " in out, q
+    assert "1066" in out and "4.69 Mbit/s" in out
+
+
+def test_answers_csv_and_tc(capsys):
+    code, out, _ = run(capsys, "answers", "lab5", "--accounting", "tc", "--csv")
+    assert code == 0
+    assert out.splitlines()[0] == "question,item,value,unit"
+    assert "Q3,bytes a 1000-byte UDP datagram takes on the link (Ethernet frame),1042.0,byte" in out
+
+
+def test_solve_lab53_proportional(capsys):
+    code, out, _ = run(capsys, "solve", str(scenario_path("lab53")), "--fairness", "proportional")
+    assert code == 0
+    rows = {line.split()[0]: line.split() for line in out.splitlines()[2:]}
+    assert [rows[f][1] for f in ("1to3", "1to2", "2to3")] == ["1.667", "3.333", "3.333"]
+
+
+def test_solve_lab53_maxmin_and_alpha(capsys):
+    _, out, _ = run(capsys, "solve", str(scenario_path("lab53")), "--fairness", "maxmin")
+    assert out.count("2.500") == 3
+    _, out, _ = run(capsys, "solve", str(scenario_path("lab53")), "--fairness", "alpha=2")
+    x = float(next(l.split()[1] for l in out.splitlines() if l.startswith("1to3")))
+    # alpha-fair parking lot: x = c / (1 + 2^(1/alpha)) = 5 / (1 + sqrt 2)
+    assert x == pytest.approx(5 / (1 + 2 ** 0.5), abs=0.0005)
+
+
+def test_solve_fifo_variant_a3(capsys):
+    code, out, _ = run(capsys, "solve", str(scenario_path("lab51")), "--variant", "A3", "--fairness", "fifo")
+    assert code == 0
+    h1 = next(l.split() for l in out.splitlines() if l.startswith("h1_udp"))
+    assert h1[1:4] == ["0.500", "0.469", "53.1"]
+
+
+def test_solve_reno_d2(capsys):
+    _, out, _ = run(capsys, "solve", str(scenario_path("lab51")), "--variant", "D2", "--fairness", "reno")
+    rates = {l.split()[0]: float(l.split()[1]) for l in out.splitlines()[2:]}
+    assert rates["h2_tcp"] / rates["h1_tcp"] == pytest.approx(8 / 3, rel=1e-3)
+
+
+def test_solve_csv(capsys):
+    _, out, _ = run(capsys, "solve", str(scenario_path("lab52")), "--fairness", "fifo", "--csv")
+    assert out.splitlines()[0] == "flow,rate_bps,goodput_bps,loss,bottleneck"
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["solve", "nope.toml"], "cannot read scenario file"),
+        (["answers", "lab9"], "lab must be one of lab5; got 'lab9'"),
+        (["solve", "SCEN", "--fairness", "reno"], "rtt"),
+    ],
+)
+def test_errors_are_one_line(capsys, argv, message):
+    argv = [str(scenario_path("lab52")) if a == "SCEN" else a for a in argv]
+    code, out, err = run(capsys, *argv)
+    assert code == 2
+    assert message in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_bad_fairness_is_a_usage_error(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["solve", str(scenario_path("lab53")), "--fairness", "alpha=-1"])
+    assert exc.value.code == 2
+    assert "alpha must be > 0; got -1.0" in capsys.readouterr().err
+
+
+def test_console_script_runs():
+    out = subprocess.run([sys.executable, "-m", "labcalc.cli", "answers", "lab5"],
+                         capture_output=True, text=True, check=True).stdout
+    assert "Q44" in out

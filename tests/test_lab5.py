@@ -1,0 +1,131 @@
+"""Every theory answer of the lab handout, reproduced to the handout's rounding.
+
+Expected values: ../shared/reference/lab5_seed_values.toml, section [theory], i.e. the
+handout's solutions (seed 000). Each tolerance is the handout's printed rounding.
+"""
+
+import pytest
+
+from labcalc.labs import lab5
+
+ANS = lab5.answers()
+
+
+def value(question, item_start):
+    rows = ANS[(ANS.question == question) & ANS.item.str.startswith(item_start)]
+    assert len(rows) == 1, (question, item_start, rows)
+    return float(rows.value.iloc[0])
+
+
+# (question, item prefix, expected in display units, display factor, absolute tolerance)
+HANDOUT = [
+    ("Q3", "bytes a 1000-byte UDP", 1066, 1, 0),
+    ("Q4", "maximum UDP goodput", 4690, 1e3, 0.5),
+    ("Q8", "bytes a 2896-byte TCP", 2986, 1, 0),
+    ("Q9", "maximum TCP goodput", 4850, 1e3, 1.0),   # handout: 5000 x 0.97
+    ("Q13", "A1: goodput of h1", 1.0, 1e6, 0.0005),
+    ("Q13", "A1: goodput of h2", 0.5, 1e6, 0.0005),
+    ("Q13", "A1: loss of h1", 0.0, 0.01, 0.05),
+    ("Q13", "A1: loss of h2", 0.0, 0.01, 0.05),
+    ("Q13", "A2: goodput of h1", 0.938, 1e6, 0.0005),
+    ("Q13", "A2: goodput of h2", 3.752, 1e6, 0.0005),
+    ("Q13", "A2: loss of h1", 6.2, 0.01, 0.05),
+    ("Q13", "A2: loss of h2", 6.2, 0.01, 0.05),
+    ("Q13", "A3: goodput of h1", 0.469, 1e6, 0.0005),
+    ("Q13", "A3: goodput of h2", 4.221, 1e6, 0.0005),
+    ("Q13", "A3: loss of h1", 53.1, 0.01, 0.05),
+    ("Q13", "A3: loss of h2", 53.1, 0.01, 0.05),
+    ("Q17", "B1: UDP traffic", 1.599, 1e6, 0.0005),
+    ("Q17", "B1: rate left", 3.401, 1e6, 0.0005),
+    ("Q17", "B1: goodput of h2's TCP", 3.298, 1e6, 0.0005),
+    ("Q17", "B1: goodput of h1", 1.0, 1e6, 0.0005),
+    ("Q17", "B1: goodput of h2 (UDP)", 0.5, 1e6, 0.0005),
+    ("Q19", "constant c", 1.22, 1, 0.005),
+    ("Q20", "B2", 1004, 1e3, 0.5),
+    ("Q20", "B3", 726, 1e3, 0.5),
+    ("Q21", "share of the traffic accepted", 13.6, 0.01, 0.05),
+    ("Q21", "rate of flow AB", 0.136, 1e6, 0.0005),
+    ("Q21", "rate of flow CD", 0.5, 1e6, 0.0005),
+    ("Q22", "goodput received by B", 0.128, 1e6, 0.0005),
+    ("Q22", "goodput received by D", 0.469, 1e6, 0.0005),
+    ("Q22", "loss of AB", 87.2, 0.01, 0.05),
+    ("Q22", "loss of CD", 95.3, 0.01, 0.05),
+    ("Q23", "max-min fair rate of A", 1.0, 1e6, 0.0005),
+    ("Q23", "max-min fair rate of C", 0.5, 1e6, 0.0005),
+    ("Q23", "max-min: goodput received by B", 0.938, 1e6, 0.0005),
+    ("Q23", "max-min: goodput received by D", 0.469, 1e6, 0.0005),
+    ("Q24", "proportionally fair rate of A", 1.0, 1e6, 0.0005),
+    ("Q24", "proportionally fair rate of C", 0.5, 1e6, 0.0005),
+    ("Q27", "expected TCP goodput of h1", 970, 1e3, 0.5),
+    ("Q27", "expected TCP goodput of h2", 485, 1e3, 0.5),
+    ("Q29", "RTT", 300, 1e-3, 0.5),
+    ("Q31", "D1: rate of h1", 1.25, 1e6, 0.005),
+    ("Q31", "D1: aggregate rate of h2", 3.75, 1e6, 0.005),
+    ("Q35", "D2: goodput of h1", 1320, 1e3, 5),   # handout rounds to 10 kbit/s
+    ("Q35", "D2: goodput of h2", 3530, 1e3, 5),
+    ("Q35", "D3: goodput of h1", 910, 1e3, 5),
+    ("Q35", "D3: goodput of h2", 3940, 1e3, 5),
+    ("Q39", "max-min fair rate of 1to3", 2.5, 1e6, 0.0005),
+    ("Q39", "max-min fair rate of 1to2", 2.5, 1e6, 0.0005),
+    ("Q39", "max-min fair rate of 2to3", 2.5, 1e6, 0.0005),
+    ("Q40", "proportionally fair rate of 1to3", 1.6667, 1e6, 0.00005),
+    ("Q40", "proportionally fair rate of 1to2", 3.3333, 1e6, 0.00005),
+    ("Q40", "proportionally fair rate of 2to3", 3.3333, 1e6, 0.00005),
+    ("Q41", "RTT", 300, 1e-3, 0.5),
+    ("Q44", "queueing delay at router 2", 30, 1e-3, 0.5),
+    ("Q44", "queueing delay at router 1", 40, 1e-3, 0.5),
+]
+
+
+@pytest.mark.parametrize("question, item, expected, factor, tol", HANDOUT,
+                         ids=[f"{q}-{i}" for q, i, *_ in HANDOUT])
+def test_handout_theory_answer(question, item, expected, factor, tol):
+    assert value(question, item) / factor == pytest.approx(expected, abs=tol)
+
+
+def test_every_reference_answer_is_covered():
+    # one row per handout number, no answer left out, no extra untested row
+    assert len(ANS) == len(HANDOUT)
+    assert set(ANS.unit) <= {"bit/s", "byte", "s", "1"}
+    assert ANS.value.notna().all()
+
+
+def test_proportional_fairness_is_exact_on_the_parking_lot():
+    assert value("Q40", "proportionally fair rate of 1to3") == pytest.approx(5e6 / 3, rel=1e-9)
+    assert value("Q40", "proportionally fair rate of 1to2") == pytest.approx(10e6 / 3, rel=1e-9)
+
+
+def test_answers_follow_the_parameters():
+    # no answer-key constants: change a parameter and the answers move
+    p = lab5.with_params(bottleneck_bps=10e6, h2_udp_bps=(0.5e6, 4e6, 19e6))
+    df = lab5.answers(p)
+    q4 = float(df[df.question == "Q4"].value.iloc[0])
+    assert q4 == pytest.approx(10e6 * 1000 / 1066)
+    a3 = df[(df.question == "Q13") & df.item.str.startswith("A3: goodput of h1")].value.iloc[0]
+    assert a3 == pytest.approx(10e6 * 1 / 20 * 1000 / 1066)
+
+
+def test_shaper_accounting_reproduces_the_measured_side():
+    tc = lab5.answers(accounting="tc")
+
+    def tcv(q, item):
+        return float(tc[(tc.question == q) & tc.item.str.startswith(item)].value.iloc[0])
+
+    # Q7 measured 4798 kbit/s, Q10 measured 4782 kbit/s
+    assert tcv("Q4", "maximum UDP goodput") / 1e3 == pytest.approx(4798, abs=1)
+    assert tcv("Q9", "maximum TCP goodput") / 1e3 == pytest.approx(4782, abs=1)
+    assert tcv("Q3", "bytes a 1000-byte UDP") == 1042
+    # Q7 loss at 5 Mbit/s offered: measured 4.03 %
+    assert 100 * (1 - tcv("Q4", "maximum UDP goodput") / 5e6) == pytest.approx(4.03, abs=0.01)
+
+
+def test_shaper_vs_wire_lists_the_accounting_dependent_answers():
+    df = lab5.shaper_vs_wire()
+    assert {"Q3", "Q4", "Q8", "Q9", "Q13"} <= set(df.question)
+    assert "Q40" not in set(df.question)  # rates of the fair allocations do not depend on it
+    assert (df.ratio > 0).all()
+
+
+def test_bad_accounting():
+    with pytest.raises(ValueError, match="accounting.*'bytes'"):
+        lab5.answers(accounting="bytes")
