@@ -40,7 +40,22 @@ _SUBMODULES = {
     "cli",
 }
 
-__all__ = sorted(_SUBMODULES) + ["__version__"]
+__all__ = sorted(_SUBMODULES) + ["__version__", "notebook_setup"]
+
+
+def notebook_setup(precision: int = 4) -> None:
+    """Prepare a notebook: pandas/numpy display precision, matplotlib defaults, warnings.
+
+    Call it once in the first code cell of every notebook; see :mod:`labcalc._notebook`.
+
+    Examples
+    --------
+    >>> import labcalc
+    >>> labcalc.notebook_setup()
+    """
+    from labcalc._notebook import setup
+
+    setup(precision)
 
 
 def __getattr__(name: str):
