@@ -7,11 +7,12 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 PYTEST := $(PY) -m pytest -p no:cacheprovider
 
-.PHONY: lab test install bench clean help
+.PHONY: lab test test-browser install bench clean help
 
 help:
 	@echo "make lab    - create .venv if needed, install labcalc, open JupyterLab on notebooks/"
 	@echo "make test   - create .venv if needed, install, run unit tests, doctests and nbval"
+	@echo "make test-browser - only the JupyterLab-in-Chromium test (fails without Chromium)"
 	@echo "make bench  - print the benchmark tables (benchmarks/*.py)"
 
 $(STAMP): pyproject.toml
@@ -22,20 +23,26 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
+# JupyterLab on notebooks/, opening 00-start-here.ipynb; prints the URL with its token.
 lab: $(STAMP)
-	$(VENV)/bin/jupyter lab --ServerApp.root_dir=notebooks \
-	    $(if $(wildcard notebooks/00-start-here.ipynb),00-start-here.ipynb,)
+	$(PY) -m labcalc._lab
 
 # Unit tests, doctests of every module and nbval replay of every notebook, in one run.
 # pytest exits 5 when it collects nothing (e.g. no notebooks yet): that is not a failure,
 # any other non-zero code is.
 test: $(STAMP)
+	@if [ ! -x /usr/bin/chromium ]; then \
+	    echo "NOTE: browser test skipped: /usr/bin/chromium not found (apt-get install chromium; .ci/run does it)"; fi
 	@$(PYTEST) tests labcalc --doctest-modules \
 	    $(wildcard notebooks/*.ipynb) --nbval-lax --nbval-current-env \
 	    --nbval-sanitize-with tests/nbval_sanitize.cfg; \
 	rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests (exit 5): nothing to run, not a failure"; exit 0; fi; \
 	exit $$rc
+
+# The JupyterLab + Chromium end-to-end test alone; here a missing browser is a failure.
+test-browser: $(STAMP)
+	LABCALC_REQUIRE_BROWSER=1 $(PYTEST) tests/browser -v
 
 bench: $(STAMP)
 	@for script in benchmarks/bench_*.py; do echo "== $$script"; $(PY) $$script || exit 1; done
