@@ -1,0 +1,229 @@
+"""Throughput and memory of the labcalc.measure readers on generated files.
+
+Targets (issue 4): a 1,000,000-line tcp:tcp_probe tracepoint file and a 1,000,000-line ping
+log each parse in under 3 s and under 500 MB. The two big files are read in a fresh Python
+process each, which reports its wall time, CPU time and peak resident memory (the whole
+process, imports included). Every other reader is timed in this process on a smaller
+generated file. Prints tables; never fails on a missed target.
+
+Run: ``.venv/bin/python benchmarks/bench_readers.py [--lines N] [--small N]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+
+import numpy as np
+
+BIG_LINES = 1_000_000
+SMALL_LINES = 50_000
+
+
+# --------------------------------------------------------------------------------------
+# generators (seeded, so the files are the same at every run)
+
+
+def _write(path: str, lines_iter) -> None:
+    with open(path, "w") as fh:
+        for block in lines_iter:
+            fh.write(block)
+
+
+def gen_tcp_probe(path: str, n: int) -> None:
+    """Tracepoint lines as a 6.x kernel prints them (two flows, plus the trace header)."""
+    rng = np.random.default_rng(1)
+    header = ("# tracer: nop\n#\n# entries-in-buffer/entries-written: {n}/{n}   #P:2\n#\n"
+              "#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n#              | |         |   |||||     |         |\n")
+
+    def blocks():
+        yield header.format(n=n)
+        step = 100_000
+        t0 = 1000.0
+        for start in range(0, n, step):
+            k = min(step, n - start)
+            t = t0 + (start + np.arange(k)) * 1e-5 + rng.uniform(0, 5e-6, k)
+            cw = rng.integers(2, 600, k)
+            ss = np.where(rng.random(k) < 0.2, 2147483647, rng.integers(2, 400, k))
+            nxt = rng.integers(0, 2**32, k)
+            una = (nxt - rng.integers(0, 2**20, k)) % 2**32
+            srtt = rng.integers(50, 300_000, k)
+            flow = rng.random(k) < 0.9
+            cpu = rng.integers(0, 2, k)
+            out = []
+            for i in range(k):
+                if flow[i]:
+                    ends = "src=10.0.0.1:45000 dest=10.0.0.2:5201"
+                else:
+                    ends = "src=10.0.0.1:45002 dest=10.0.0.2:5201"
+                out.append(
+                    f"          iperf3-2001    [{cpu[i]:03d}] ..s1.  {t[i]:.6f}: tcp_probe: family=AF_INET {ends} "
+                    f"mark=0x0 data_len=0 snd_nxt={nxt[i]:#x} snd_una={una[i]:#x} snd_cwnd={cw[i]} "
+                    f"ssthresh={ss[i]} snd_wnd=3145728 srtt={srtt[i]} rcv_wnd=65160 sock_cookie=2 "
+                    f"skbaddr=00000000{nxt[i]:08x} skaddr=00000000cc33dd44\n"
+                )
+            yield "".join(out)
+
+    _write(path, blocks())
+
+
+def gen_ping(path: str, n: int) -> None:
+    """iputils replies with -D stamps and RTTs of every printed precision."""
+    rng = np.random.default_rng(2)
+
+    def blocks():
+        yield "PING 10.0.0.2 (10.0.0.2) 56(84) bytes of data.\n"
+        step = 200_000
+        for start in range(0, n - 3, step):
+            k = min(step, n - 3 - start)
+            seq = start + 1 + np.arange(k)
+            rtt = rng.lognormal(3.0, 1.5, k)
+            ts = 1_700_000_000.0 + seq * 0.1
+            out = []
+            for i in range(k):
+                r = rtt[i]
+                rs = f"{r:.0f}" if r >= 100 else (f"{r:.1f}" if r >= 10 else (f"{r:.2f}" if r >= 1 else f"{r:.3f}"))
+                out.append(f"[{ts[i]:.6f}] 64 bytes from 10.0.0.2: icmp_seq={seq[i]} ttl=64 time={rs} ms\n")
+            yield "".join(out)
+        yield (f"\n--- 10.0.0.2 ping statistics ---\n{n} packets transmitted, {n - 3} received, 0% packet loss, "
+               f"time {n * 100}ms\n")
+
+    _write(path, blocks())
+
+
+def _lines_of(gen, n):
+    return "".join(gen(i) for i in range(n))
+
+
+def gen_small(folder: str, n: int) -> dict[str, tuple[str, str]]:
+    """One file per remaining format; returns reader name -> (path, format)."""
+    rng = np.random.default_rng(3)
+    files = {}
+
+    def put(name, text, reader):
+        p = os.path.join(folder, name)
+        with open(p, "w") as fh:
+            fh.write(text)
+        files[reader] = p
+
+    put("labtool.txt", _lines_of(lambda i: f"{i / 10:5.1f}s - received:{i:6d} out of {i + i // 30:6d} pkts "
+                                           f"(loss{100 * (i // 30) / max(i, 1):7.3f}%),{950 + i % 7:7.1f} kb/s\n", n),
+        "read_labtool")
+    put("iperf2.txt", "[ ID] Interval       Transfer     Bandwidth\n" + _lines_of(
+        lambda i: f"[  3] {i:.4f}-{i + 1:.4f} sec  1.12 MBytes  9.{i % 10}4 Mbits/sec\n", n), "read_iperf")
+    put("iperf3.txt", "[ ID] Interval           Transfer     Bitrate         Retr  Cwnd\n" + _lines_of(
+        lambda i: f"[  5] {i:6.2f}-{i + 1:<6.2f} sec  1.19 MBytes  9.96 Mbits/sec    {i % 3}   {60 + i % 40:.1f} KBytes       \n",
+        n), "read_iperf3")
+    ivs = [{"streams": [{"socket": 5, "start": i, "end": i + 1, "seconds": 1, "bytes": 1245184,
+                         "bits_per_second": 9961472.0, "retransmits": i % 3, "snd_cwnd": 86880,
+                         "rtt": 48000, "rttvar": 4000, "omitted": False, "sender": True}]} for i in range(n // 16)]
+    doc = {"start": {"connected": [{"socket": 5, "local_host": "10.0.0.1", "local_port": 40000,
+                                    "remote_host": "10.0.0.2", "remote_port": 5201}]}, "intervals": ivs, "end": {}}
+    put("iperf3.json", json.dumps(doc, indent="\t") + "\n", "read_iperf3 (json)")  # pretty, as iperf3 -J prints
+    ss_block = ("# {t}\nState Recv-Q Send-Q Local Address:Port Peer Address:Port Process\n"
+                "ESTAB 0 86880 10.0.0.1:40000 10.0.0.2:5201\n\t cubic wscale:7,7 rto:208 rtt:{r}/0.5 mss:1448 "
+                "cwnd:{c} ssthresh:30 bytes_acked:1200000 send 95.0Mbps retrans:0/3 delivery_rate 10296888889bps\n")
+    put("ss.txt", "".join(ss_block.format(t=1.7e9 + i, r=5 + i % 9, c=10 + i % 50) for i in range(n // 4)), "read_ss")
+    tc_block = ("# {t}\nqdisc pfifo 10: parent 1:10 limit 100p\n Sent {b} bytes {p} pkt (dropped {d}, overlimits 0 requeues 0)\n"
+                " backlog {q}b {qp}p requeues 0\n")
+    put("tc.txt", "".join(tc_block.format(t=1.7e9 + i, b=1514 * i, p=i, d=i // 50, q=1514 * (i % 100), qp=i % 100)
+                          for i in range(n // 4)), "read_tc_qdisc")
+    put("qlen.txt", _lines_of(lambda i: f"{1.7e9 + i * 0.1:.6f},{i % 101}\n", n), "read_qlen")
+    put("ns3-cwnd.data", _lines_of(lambda i: f"{i * 0.001:g}\t{536 * (i % 90)}\t{536 * ((i + 1) % 90)}\n", n), "read_ns3")
+    head = "frame.time_relative,ip.src,ip.dst,tcp.srcport,tcp.dstport,tcp.seq,tcp.len,tcp.analysis.ack_rtt,tcp.analysis.retransmission,ip.dsfield.ecn\n"
+    put("tshark.csv", head + _lines_of(
+        lambda i: f'"{i * 1e-4:.9f}","10.0.0.1","10.0.0.2","45000","5201","{1 + 1448 * i}","1448",,{"1" if i % 97 == 0 else ""},"0"\n',
+        n), "read_tshark")
+    put("tcpprobe_proc.txt", _lines_of(
+        lambda i: f"{i * 1e-4:.9f} 10.0.0.1:40100 10.0.0.2:5001 32 {0x1a2b3c4d + 1448 * i:#x} {0x1a2b3000 + 1448 * i:#x} "
+                  f"{10 + i % 50} 2147483647 29312 {20000 + i % 999} 29312\n", n), "read_tcp_probe (proc)")
+    put("ping_plain.txt", _lines_of(lambda i: f"64 bytes from 10.0.0.2: icmp_seq={i + 1} ttl=64 time={rng.uniform(1, 99):.1f} ms\n", n),
+        "read_ping (no -D)")
+    return files
+
+
+# --------------------------------------------------------------------------------------
+# measurement
+
+
+_CHILD = r"""
+import json, resource, sys, time, warnings
+t_imp = time.perf_counter()
+import labcalc.measure as m
+import pandas, numpy
+base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+t0, c0 = time.perf_counter(), time.process_time()
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    df = getattr(m, sys.argv[1])(sys.argv[2])
+t1, c1 = time.perf_counter(), time.process_time()
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps({"seconds": t1 - t0, "cpu": c1 - c0, "rows": len(df), "peak_kb": peak, "base_kb": base}))
+"""
+
+
+def count_lines(path: str) -> int:
+    with open(path, "rb") as fh:
+        return sum(chunk.count(b"\n") for chunk in iter(lambda: fh.read(1 << 24), b""))
+
+
+def run_child(reader: str, path: str) -> dict:
+    out = subprocess.run([sys.executable, "-c", _CHILD, reader, path], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--lines", type=int, default=BIG_LINES, help="lines of the two big files")
+    ap.add_argument("--small", type=int, default=SMALL_LINES, help="lines of the other files")
+    ap.add_argument("--repeat", type=int, default=3, help="runs of each big file (best is shown)")
+    args = ap.parse_args(argv)
+    import labcalc.measure as m
+
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs")
+    with tempfile.TemporaryDirectory(prefix="labcalc-bench-") as tmp:
+        big = {"read_tcp_probe": os.path.join(tmp, "tcp_probe_trace.txt"), "read_ping": os.path.join(tmp, "ping.txt")}
+        t = time.perf_counter()
+        gen_tcp_probe(big["read_tcp_probe"], args.lines)
+        gen_ping(big["read_ping"], args.lines)
+        print(f"generated the big files in {time.perf_counter() - t:.1f} s")
+        print()
+        print(f"Big files ({args.lines:,} lines; best of {args.repeat} runs, each in a fresh process)")
+        hdr = f"{'reader':<16} {'MB':>6} {'lines':>10} {'rows':>10} {'wall s':>7} {'cpu s':>6} {'lines/s':>11} {'peak MB':>8} {'(+reader)':>9}  target <3 s, <500 MB"
+        print(hdr)
+        print("-" * len(hdr))
+        for reader, path in big.items():
+            lines = count_lines(path)
+            runs = [run_child(reader, path) for _ in range(max(1, args.repeat))]
+            best = min(runs, key=lambda r: r["seconds"])
+            peak = max(r["peak_kb"] for r in runs) / 1024
+            extra = max(r["peak_kb"] - r["base_kb"] for r in runs) / 1024
+            ok = "met" if best["seconds"] < 3 and peak < 500 else "MISSED"
+            print(f"{reader:<16} {os.path.getsize(path) / 1e6:6.0f} {lines:>10,} {best['rows']:>10,} {best['seconds']:7.2f} "
+                  f"{best['cpu']:6.2f} {lines / best['seconds']:>11,.0f} {peak:8.0f} {extra:9.0f}  {ok}")
+        print()
+        files = gen_small(tmp, args.small)
+        print("Other readers (generated files, in this process)")
+        hdr = f"{'reader':<22} {'lines':>8} {'rows':>8} {'seconds':>8} {'lines/s':>11}"
+        print(hdr)
+        print("-" * len(hdr))
+        for label, path in files.items():
+            name = label.split()[0]
+            lines = count_lines(path)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                t0 = time.perf_counter()
+                df = getattr(m, name)(path)
+                dt = time.perf_counter() - t0
+            print(f"{label:<22} {lines:>8,} {len(df):>8,} {dt:8.3f} {lines / dt:>11,.0f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,297 @@
+"""Shared machinery of the measurement readers: input handling, errors, malformed-line report.
+
+Every reader accepts the same kinds of input (see :func:`open_text`):
+
+- a path (``str`` without a newline, or :class:`os.PathLike`),
+- an open file object, text or binary,
+- the text itself (a ``str`` that contains at least one newline), or ``bytes``.
+
+A line a reader does not understand is *malformed*: it is skipped, counted, and reported in
+``df.attrs["malformed"]`` (``{"count": n, "lines": [first line numbers]}``) and by one
+:class:`MalformedLinesWarning`. A source in which the reader recognises nothing at all raises
+:class:`MeasurementFormatError`, whose message names the source, the line and the format
+that was expected.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import warnings
+from dataclasses import dataclass, field
+from typing import Iterator
+
+__all__ = [
+    "MeasurementFormatError",
+    "MalformedLinesWarning",
+    "ToolErrorWarning",
+    "Report",
+    "open_text",
+    "iter_byte_chunks",
+    "source_name",
+]
+
+#: How many malformed line numbers are kept (the count is always complete).
+MAX_REPORTED_LINES = 10
+
+#: ssthresh values that mean "not set yet" (TCP_INFINITE_SSTHRESH and ns-3's UINT32_MAX).
+SSTHRESH_UNSET = (2147483647, 4294967295)
+
+
+class MeasurementFormatError(ValueError):
+    """A measurement source could not be read as the expected format.
+
+    Attributes
+    ----------
+    source : str
+        File name (or ``"<text>"`` / ``"<stream>"``) that was read.
+    line : int or None
+        1-based line number where the problem was found.
+    expected : str
+        The format that was expected.
+    """
+
+    def __init__(self, source: str, line: int | None, expected: str, detail: str):
+        self.source = source
+        self.line = line
+        self.expected = expected
+        self.detail = detail
+        where = f"{source}, line {line}" if line is not None else source
+        super().__init__(f"{where}: {detail} (expected {expected})")
+
+
+class MalformedLinesWarning(UserWarning):
+    """Some lines of a measurement file were skipped because they could not be parsed."""
+
+
+class ToolErrorWarning(UserWarning):
+    """The tool reported an error after producing some measurements (they are returned)."""
+
+
+def source_name(path) -> str:
+    """Human-readable name of a reader input (for messages)."""
+    if isinstance(path, os.PathLike):
+        return os.fspath(path)
+    if isinstance(path, str):
+        return "<text>" if "\n" in path else path
+    if isinstance(path, (bytes, bytearray)):
+        return "<text>"
+    name = getattr(path, "name", None)
+    return str(name) if isinstance(name, (str, os.PathLike)) else "<stream>"
+
+
+def _is_path(path) -> bool:
+    return isinstance(path, os.PathLike) or (isinstance(path, str) and "\n" not in path)
+
+
+def _decode(data: bytes) -> str:
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    return data.decode("utf-8", errors="replace")
+
+
+def open_binary(path):
+    """Open a path for binary reading, decompressing gzip files (recognised by their magic bytes)."""
+    if os.path.isdir(path):
+        raise MeasurementFormatError(source_name(path), None, "a file", "this is a directory")
+    fh = open(path, "rb")
+    if fh.peek(2)[:2] == b"\x1f\x8b":
+        import gzip
+
+        fh.close()
+        return gzip.open(path, "rb")
+    return fh
+
+
+def _gunzip(data: bytes) -> bytes:
+    if data[:2] == b"\x1f\x8b":
+        import gzip
+
+        return gzip.decompress(data)
+    return data
+
+
+def open_text(path) -> tuple[str, str]:
+    """Return ``(name, text)`` for any reader input (whole content, universal newlines)."""
+    name = source_name(path)
+    if _is_path(path):
+        with open_binary(path) as fh:
+            data = fh.read()
+        text = _decode(data)
+    elif isinstance(path, (bytes, bytearray)):
+        text = _decode(_gunzip(bytes(path)))
+    elif isinstance(path, str):
+        text = path
+    elif hasattr(path, "read"):
+        data = path.read()
+        text = _decode(_gunzip(bytes(data))) if isinstance(data, (bytes, bytearray)) else data
+    else:
+        raise TypeError(f"path: expected a file name, a file object or text, got {type(path).__name__}")
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return name, text
+
+
+def iter_byte_chunks(path, chunk_bytes: int = 1 << 24, pad: int = 0) -> Iterator[bytes]:
+    """Yield chunks of the source that each end with a newline (plus *pad* NUL bytes).
+
+    Used by the readers of big files so that memory stays bounded. The last chunk gets a
+    newline appended when the source does not end with one.
+    """
+    if _is_path(path):
+        fh = open_binary(path)
+        close = True
+    elif isinstance(path, (bytes, bytearray)):
+        fh, close = io.BytesIO(_gunzip(bytes(path))), True
+    elif isinstance(path, str):
+        fh, close = io.BytesIO(path.lstrip("\ufeff").encode("utf-8")), True
+    elif hasattr(path, "read"):
+        first = path.read(0)
+        if isinstance(first, str):  # text stream: read it all (text streams are small in practice)
+            fh, close = io.BytesIO(path.read().encode("utf-8")), True
+        else:
+            fh, close = path, False
+            if hasattr(fh, "peek"):
+                head = fh.peek(2)[:2]
+            elif hasattr(fh, "seekable") and fh.seekable():
+                pos = fh.tell()
+                head = fh.read(2)
+                fh.seek(pos)
+            else:
+                head = b""
+            if head == b"\x1f\x8b":
+                import gzip
+
+                fh, close = gzip.GzipFile(fileobj=path, mode="rb"), True
+    else:
+        raise TypeError(f"path: expected a file name, a file object or text, got {type(path).__name__}")
+    tail = b"\0" * pad
+    try:
+        rest = b""
+        first_chunk = True
+        while True:
+            block = fh.read(chunk_bytes)
+            if first_chunk:
+                if block.startswith(b"\xef\xbb\xbf"):
+                    block = block[3:]
+                first_chunk = False
+            if not block:
+                if rest:
+                    yield b"".join((rest, b"" if rest.endswith(b"\n") else b"\n", tail))
+                return
+            cut = block.rfind(b"\n") + 1
+            if cut == 0:
+                rest += block
+                continue
+            view = memoryview(block)
+            yield b"".join((rest, view[:cut], tail))
+            rest = bytes(view[cut:])
+    finally:
+        if close:
+            fh.close()
+
+
+@dataclass
+class Report:
+    """Collects what a reader skipped; attaches it to the frame and warns once."""
+
+    name: str
+    fmt: str
+    expected: str
+    malformed_count: int = 0
+    malformed_lines: list = field(default_factory=list)
+    first_bad_text: str | None = None
+    recognised: int = 0
+    first_content_line: int | None = None
+    first_content_text: str | None = None
+
+    def bad(self, line_no: int, text: str | None = None) -> None:
+        self.malformed_count += 1
+        if len(self.malformed_lines) < MAX_REPORTED_LINES:
+            self.malformed_lines.append(int(line_no))
+        if self.first_bad_text is None and text is not None:
+            self.first_bad_text = text
+        self.content(line_no, text)
+
+    def bad_many(self, line_numbers, texts=None) -> None:
+        n = len(line_numbers)
+        if not n:
+            return
+        self.malformed_count += n
+        room = MAX_REPORTED_LINES - len(self.malformed_lines)
+        if room > 0:
+            self.malformed_lines.extend(int(x) for x in line_numbers[:room])
+        if self.first_bad_text is None and texts is not None and len(texts):
+            self.first_bad_text = texts[0]
+        self.content(int(line_numbers[0]), texts[0] if texts is not None and len(texts) else None)
+
+    def content(self, line_no: int, text: str | None = None) -> None:
+        if self.first_content_line is None or line_no < self.first_content_line:
+            self.first_content_line = int(line_no)
+            self.first_content_text = text
+
+    def ok(self, n: int = 1) -> None:
+        self.recognised += n
+
+    def fail(self, line: int | None, detail: str) -> MeasurementFormatError:
+        return MeasurementFormatError(self.name, line, self.expected, detail)
+
+    def require_something(self) -> None:
+        """Raise when nothing at all was recognised in the source."""
+        if self.recognised:
+            return
+        if self.first_content_line is None:
+            raise self.fail(1, "the source is empty (no line to read)")
+        shown = self.first_content_text if self.first_content_text is not None else self.first_bad_text
+        shown = "" if shown is None else shown.strip()
+        if len(shown) > 70:
+            shown = shown[:67] + "..."
+        raise self.fail(self.first_content_line, f"not {self.fmt} output: this line reads {shown!r}")
+
+    def finish(self, df, extra: dict | None = None):
+        """Attach ``attrs`` to *df* and warn about malformed lines; returns *df*."""
+        df.attrs["format"] = self.fmt
+        df.attrs["source"] = self.name
+        df.attrs["malformed"] = {"count": int(self.malformed_count), "lines": list(self.malformed_lines)}
+        if extra:
+            df.attrs.update(extra)
+        if self.malformed_count:
+            lines = ", ".join(str(x) for x in self.malformed_lines)
+            more = ", ..." if self.malformed_count > len(self.malformed_lines) else ""
+            warnings.warn(
+                f"{self.name}: skipped {self.malformed_count} malformed line(s) of {self.fmt} "
+                f"(line {lines}{more}); see df.attrs['malformed']",
+                MalformedLinesWarning,
+                stacklevel=3,
+            )
+        return df
+
+
+def iter_lines(text: str):
+    """Yield ``(line_number, line)`` with 1-based numbers and trailing whitespace removed."""
+    for i, line in enumerate(text.split("\n"), start=1):
+        yield i, line.rstrip()
+
+
+def to_float(s: str) -> float:
+    return float(s)
+
+
+# Multipliers of the unit prefixes used by iperf, ss and tc.
+#: decimal prefixes (rates in bit/s: iperf "Mbits/sec", ss "Mbps", tc "Mbit")
+DEC = {"": 1.0, "k": 1e3, "K": 1e3, "m": 1e6, "M": 1e6, "g": 1e9, "G": 1e9, "t": 1e12, "T": 1e12}
+#: binary prefixes (iperf "KBytes"/"MBytes", tc backlog "Kb")
+BIN = {"": 1.0, "k": 1024.0, "K": 1024.0, "m": 1024.0**2, "M": 1024.0**2, "g": 1024.0**3, "G": 1024.0**3,
+       "t": 1024.0**4, "T": 1024.0**4}
+
+
+def nan_sentinel_ssthresh(values):
+    """Replace the 'unset' ssthresh sentinels by NaN (returns a float numpy array)."""
+    import numpy as np
+
+    arr = np.asarray(values, dtype=float)
+    arr = arr.copy()
+    arr[arr >= SSTHRESH_UNSET[0]] = np.nan
+    return arr

@@ -1,0 +1,268 @@
+"""Format sniffing, the generic :func:`read` and :func:`convert` (used by ``labcalc convert``)."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import re
+import sys
+
+from ._common import MeasurementFormatError, _gunzip, _is_path, open_binary, source_name
+
+__all__ = ["read", "convert", "sniff_format", "FORMATS"]
+
+#: format name -> (module, reader function)
+FORMATS = {
+    "labtool": ("labtool", "read_labtool"),
+    "iperf": ("iperf", "read_iperf"),
+    "iperf3": ("iperf", "read_iperf3"),
+    "ping": ("ping", "read_ping"),
+    "tcp_probe": ("tcpprobe", "read_tcp_probe"),
+    "ss": ("ss", "read_ss"),
+    "tc_qdisc": ("tc", "read_tc_qdisc"),
+    "qlen": ("tc", "read_qlen"),
+    "ns3": ("ns3", "read_ns3"),
+    "tshark": ("tshark", "read_tshark"),
+}
+_ALIASES = {
+    "iperf2": "iperf", "tcpprobe": "tcp_probe", "tcp-probe": "tcp_probe", "tc": "tc_qdisc", "qdisc": "tc_qdisc",
+    "ns-3": "ns3", "lab": "labtool", "queue": "qlen", "cs244_qlen": "qlen",
+}
+
+_HEAD_BYTES = 1 << 16
+
+_PING = re.compile(r"bytes from .*(?:icmp_[sr]eq|seq)=\d+|^PING \S+ \(|^\d+ packets transmitted")
+_LABTOOL = re.compile(
+    r"^\s*\d+(?:\.\d+)?\s*s\s*-\s*(?:sent|received):|^\s*\d+(?:\.\d+)?\s*:\s*\d+(?:\.\d+)?\s*kb(?:ps|/s|its/s|it/s)\s+avg",
+    re.I,
+)
+_PROC_PROBE = re.compile(r"^\s*\d+\.\d+\s+\S+:\d+\s+\S+:\d+\s+\d+\s+0x[0-9a-fA-F]+\s+0x[0-9a-fA-F]+\s+\d+\s+\d+\s+\d+\s+\d+(?:\s+\d+)?\s*$")
+_IPERF3_HINT = re.compile(
+    r"^Connecting to host|^Server listening on \d+|^Accepted connection from|^iperf Done|^- - - - -|\(omitted\)"
+    r"|\s(?:sender|receiver)\s*$|Interval\s+Transfer\s+Bitrate|\bRetr\s+Cwnd|^iperf3:|connected to \S+ port \d+"
+)
+_IPERF2_HINT = re.compile(
+    r"^Client connecting to|^Server listening on (?:TCP|UDP) port|connected with \S+ port \d+|^TCP window size"
+    r"|^UDP buffer size|Interval\s+Transfer\s+Bandwidth\s*$|^\d{14}(?:\.\d+)?,[^,]*,\d+,[^,]*,\d+,-?\d+,\d"
+)
+_REPORT = re.compile(r"\[\s*(?:\d+|SUM)\]\s+\d+(?:\.\d+)?\s*-\s*\d+(?:\.\d+)?\s+sec\s")
+_SS = re.compile(r"^\s*(?:ESTAB|SYN-SENT|SYN-RECV|FIN-WAIT-\d|TIME-WAIT|CLOSE-WAIT|LAST-ACK|LISTEN)\s+\d+\s+\d+\s|Recv-Q\s+Send-Q\s+Local")
+_SS_INFO = re.compile(r"\brtt:\d+(?:\.\d+)?/\d|\bcwnd:\d+")
+_TC = re.compile(r"^qdisc\s+\S+\s+[0-9a-fA-F]*:")
+_TSHARK = re.compile(r"^\"?(?:frame|ip|ipv6|tcp|udp|eth)\.[a-z_.]+\"?(?:[,\t;|]\"?[a-z0-9_.]+\"?)*$")
+_QLEN = re.compile(r"^\d+(?:\.\d+)?,\d+$")
+_NS3 = re.compile(r"^[-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?(?:\s+[-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?){1,2}$")
+
+
+def _canonical(fmt: str) -> str:
+    key = fmt.strip().lower()
+    key = _ALIASES.get(key, key)
+    if key not in FORMATS:
+        raise ValueError(f"format: expected one of {', '.join(sorted(FORMATS))}, got {fmt!r}")
+    return key
+
+
+def sniff_format(text: str) -> str | None:
+    """Recognise the format of tool output from its beginning.
+
+    Parameters
+    ----------
+    text : str
+        The first lines of the file (64 KiB is what :func:`read` looks at).
+
+    Returns
+    -------
+    str or None
+        One of the names in :data:`FORMATS`, or None when nothing matches.
+
+    Notes
+    -----
+    The checks go from the most specific signature to the least: JSON documents (iperf3
+    or tc), the tracepoint and module forms of tcp_probe, ping replies, the lab programs,
+    iperf3/iperf 2 banners and report lines, ss socket lines with TCP info, tc qdisc
+    blocks, a tshark header, then the bare number columns of the queue log
+    (``<t>,<n>``) and of ns-3 traces (``<t> <v>``).
+
+    References
+    ----------
+    .. [1] The formats are described in each reader's docstring.
+
+    Examples
+    --------
+    >>> sniff_format("64 bytes from 10.0.0.2: icmp_seq=1 ttl=64 time=4.04 ms\\n")
+    'ping'
+    >>> sniff_format("1574985185.025867,0\\n1574985185.130535,20\\n")
+    'qlen'
+    >>> sniff_format("0.5 3400\\n0.6 3740\\n")
+    'ns3'
+    """
+    head = text.lstrip("\ufeff")
+    stripped = head.lstrip()
+    # stamp lines ("# <unix time>") may precede JSON samples (tc -j in a loop)
+    while stripped.startswith("#") or re.match(r"^\d{6,}(?:\.\d+)?\s*\n", stripped):
+        nl = stripped.find("\n")
+        if nl < 0 or not re.match(r"^#?\s*\d{6,}(?:\.\d+)?\s*$", stripped[:nl].strip()):
+            break
+        stripped = stripped[nl + 1:].lstrip()
+    if stripped.startswith(("{", "[")) and not _REPORT.match(stripped):
+        if '"kind"' in stripped[:4000] and stripped.startswith("["):
+            return "tc_qdisc"
+        if any(k in stripped[:20000] for k in ('"start"', '"intervals"', '"event"', '"error"', '"connected"')):
+            return "iperf3"
+        if '"kind"' in stripped[:4000]:
+            return "tc_qdisc"
+        return None
+    lines = [ln.rstrip() for ln in head.split("\n")[:400]]
+    content = [ln for ln in lines if ln.strip()]
+    if not content:
+        return None
+    if any("tcp_probe:" in ln for ln in content) or content[0].startswith("# tracer:"):
+        return "tcp_probe"
+    data = [ln for ln in content if not ln.lstrip().startswith("#")]
+    if data and sum(bool(_PROC_PROBE.match(ln)) for ln in data[:50]) >= max(1, len(data[:50]) // 2):
+        return "tcp_probe"
+    if any(_PING.search(ln) for ln in content[:50]):
+        return "ping"
+    if any(_LABTOOL.match(ln) for ln in content[:50]):
+        return "labtool"
+    hint3 = sum(bool(_IPERF3_HINT.search(ln.strip())) for ln in content)
+    hint2 = sum(bool(_IPERF2_HINT.search(ln.strip())) for ln in content)
+    if hint3 or hint2:
+        return "iperf3" if hint3 > hint2 else "iperf"
+    if any(_REPORT.search(ln) for ln in content[:50]):
+        return "iperf3" if any(re.search(r"\d\.\d\d-\s*\d+\.\d\d\s{2,}sec", ln) for ln in content) else "iperf"
+    if any(_SS.search(ln) for ln in content) and any(_SS_INFO.search(ln) for ln in content):
+        return "ss"
+    if any(_TC.match(ln.strip()) for ln in content[:50]):
+        return "tc_qdisc"
+    if data and _TSHARK.match(data[0].strip()):
+        return "tshark"
+    if data and sum(bool(_QLEN.match(ln.strip())) for ln in data[:20]) >= max(1, len(data[:20]) // 2):
+        return "qlen"
+    if data and sum(bool(_NS3.match(ln.strip())) for ln in data[:20]) >= max(1, len(data[:20]) // 2):
+        return "ns3"
+    return None
+
+
+def _reader(fmt: str):
+    module, func = FORMATS[fmt]
+    return getattr(importlib.import_module(f"labcalc.measure.{module}"), func)
+
+
+def read(path, format: str | None = None, **kwargs):
+    """Read any supported measurement file, recognising its format when *format* is None.
+
+    Parameters
+    ----------
+    path : str, path-like, file object or text
+        The tool output (see :mod:`labcalc.measure` for the accepted inputs).
+    format : str, optional
+        One of ``"labtool"``, ``"iperf"``, ``"iperf3"``, ``"ping"``, ``"tcp_probe"``, ``"ss"``,
+        ``"tc_qdisc"``, ``"qlen"``, ``"ns3"``, ``"tshark"`` (aliases such as ``"iperf2"``,
+        ``"tcpprobe"``, ``"tc"`` are accepted). By default the beginning of the source is
+        inspected.
+    **kwargs
+        Passed to the reader (e.g. ``port=5001`` for ``tcp_probe``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        What the format's reader returns; ``attrs["format"]`` names the format.
+
+    Raises
+    ------
+    MeasurementFormatError
+        When the format cannot be recognised (the message lists the formats), or the reader
+        cannot read the source.
+
+    References
+    ----------
+    .. [1] The readers of :mod:`labcalc.measure`, one per tool.
+
+    Examples
+    --------
+    >>> df = read("64 bytes from 10.0.0.2: icmp_seq=1 ttl=64 time=4.04 ms\\n")
+    >>> df.attrs["format"], float(df["rtt_s"].iloc[0])
+    ('ping', 0.00404)
+    """
+    if format is not None:
+        return _reader(_canonical(format))(path, **kwargs)
+    name = source_name(path)
+    if _is_path(path):
+        with open_binary(path) as fh:
+            head = fh.read(_HEAD_BYTES)
+        source = path
+    else:
+        if hasattr(path, "read"):
+            data = path.read()
+        else:
+            data = path
+        if isinstance(data, (bytes, bytearray)):
+            data = _gunzip(bytes(data)).decode("utf-8", "replace")
+        head = data[:_HEAD_BYTES]
+        source = data if "\n" in data else data + "\n"
+    if isinstance(head, bytes):
+        cut = head.rfind(b"\n")
+        head = (head[:cut] if cut > 0 and len(head) == _HEAD_BYTES else head).decode("utf-8", "replace")
+    fmt = sniff_format(head)
+    if fmt is None:
+        first = next(((i, ln) for i, ln in enumerate(head.split("\n"), start=1) if ln.strip()), None)
+        if first is None:
+            raise MeasurementFormatError(name, 1, "a measurement file", "the source is empty (no line to read)")
+        shown = first[1].strip()
+        shown = shown[:67] + "..." if len(shown) > 70 else shown
+        raise MeasurementFormatError(
+            name, first[0], "one of: " + ", ".join(sorted(FORMATS)),
+            f"could not recognise the format (this line reads {shown!r}); pass format=... to choose a reader",
+        )
+    return _reader(fmt)(source, **kwargs)
+
+
+def convert(path, out_path, format: str | None = None, **kwargs):
+    """Read a measurement file and write it as a tidy CSV (what ``labcalc convert`` does).
+
+    Parameters
+    ----------
+    path : str, path-like, file object or text
+        The tool output.
+    out_path : str or path-like
+        Where to write the CSV; ``"-"`` writes to standard output.
+    format : str, optional
+        The format name (see :func:`read`); recognised automatically by default.
+    **kwargs
+        Passed to the reader.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The frame that was written (its ``attrs`` say what was skipped).
+
+    Raises
+    ------
+    MeasurementFormatError
+        When the source cannot be read.
+
+    References
+    ----------
+    .. [1] RFC 4180 (CSV); columns and units as documented by each reader.
+
+    Examples
+    --------
+    >>> import io
+    >>> out = io.StringIO()
+    >>> df = convert("1574985185.025867,0\\n1574985185.130535,20\\n", out)
+    >>> print(out.getvalue().strip())
+    time_s,backlog_packets
+    1574985185.025867,0
+    1574985185.130535,20
+    """
+    df = read(path, format=format, **kwargs)
+    if isinstance(out_path, str) and out_path == "-":
+        df.to_csv(sys.stdout, index=False)
+    else:
+        if _is_path(out_path):
+            parent = os.path.dirname(os.fspath(out_path))
+            if parent:
+                os.makedirs(parent, exist_ok=True)
+        df.to_csv(out_path, index=False)
+    return df

@@ -1,0 +1,318 @@
+"""Vectorised parsing of byte buffers (numpy), used by the readers of big files.
+
+A chunk of a file is viewed as a ``uint8`` array and, at every byte offset, as an unaligned
+little-endian ``uint64`` "window" of the next 8 bytes. Lines and separators are found with
+``np.flatnonzero`` / ``np.searchsorted``; literals are compared 8 bytes at a time; numbers
+are assembled with SWAR arithmetic (8 digits per 64-bit operation) on whole columns. Rows
+the fast path cannot vouch for come back as "not ok" and the reader parses them one by one.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+U64 = np.uint64
+_ONES = U64(0xFFFFFFFFFFFFFFFF)
+_ZEROS_ASCII = U64(0x3030303030303030)
+_DEC = np.full(256, 255, dtype=np.uint8)
+_DEC[48:58] = np.arange(10)
+_HEX = _DEC.copy()
+_HEX[97:103] = np.arange(10, 16)
+_HEX[65:71] = np.arange(10, 16)
+_POW10 = np.array([10.0**k for k in range(40)])
+_POW10_U = np.array([10**k for k in range(20)], dtype=np.uint64)
+# mask of the low k bytes, k = 0..8
+_LOW = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [0xFFFFFFFFFFFFFFFF], dtype=np.uint64)
+_FILL0 = np.array([int.from_bytes(b"0" * k + b"\0" * (8 - k), "little") for k in range(9)], dtype=np.uint64)
+
+PAD = 24
+NL, TAB, SPACE, EQ, COLON, DOT, LBRACK, RBRACK, MINUS, HASH = 10, 9, 32, 61, 58, 46, 91, 93, 45, 35
+
+
+class Lines:
+    """Line boundaries of a byte chunk (every line ends with a newline) and byte accessors."""
+
+    def __init__(self, chunk: bytes, first_line: int, padded: bool = False):
+        """*chunk* ends with a newline; with ``padded=True`` it is followed by PAD NUL bytes."""
+        if padded:
+            self.size = len(chunk) - PAD
+        else:
+            self.size = len(chunk)
+            chunk = bytes(chunk) + b"\0" * PAD
+        padded = chunk
+        self.arr = np.frombuffer(padded, dtype=np.uint8)
+        # the chunk as aligned little-endian 64-bit words: an unaligned 8-byte load is two
+        # aligned loads and two shifts (see :meth:`word`)
+        self.u64 = np.frombuffer(padded, dtype="<u8", count=len(padded) // 8)
+        nl = np.flatnonzero(self.arr[: self.size] == NL)
+        self.starts = np.empty(len(nl), dtype=np.int64)
+        if len(nl):
+            self.starts[0] = 0
+            self.starts[1:] = nl[:-1] + 1
+        ends = nl.astype(np.int64)
+        # strip trailing whitespace (\r, spaces, tabs)
+        while len(ends):
+            prev = self.arr[np.maximum(ends - 1, 0)]
+            strip = (ends > self.starts) & ((prev == 13) | (prev == SPACE) | (prev == TAB))
+            if not strip.any():
+                break
+            ends = ends - strip
+        self.ends = ends
+        self.first_line = first_line
+        self.next_line = first_line + len(nl)
+        self._numbers = None
+        self._pos = {}
+
+    def __len__(self):
+        return len(self.starts)
+
+    @property
+    def numbers(self) -> np.ndarray:
+        """1-based line numbers of the lines of this chunk."""
+        if self._numbers is None:
+            self._numbers = self.first_line + np.arange(len(self.starts), dtype=np.int64)
+        return self._numbers
+
+    def byte(self, at: np.ndarray) -> np.ndarray:
+        """Bytes at positions *at* (positions must lie in [-1, size + 8); -1 reads the padding)."""
+        return self.arr[at]
+
+    def word(self, at: np.ndarray) -> np.ndarray:
+        """The 8 bytes at *at* as little-endian uint64 (first byte in the low bits); *at* in [-1, size + 8)."""
+        base = at >> 3
+        r = (at & 7).astype(np.uint64) * U64(8)
+        # (hi << 1) << (63 - r) is hi << (64 - r) without the undefined shift by 64 when r == 0
+        return (self.u64[base] >> r) | ((self.u64[base + 1] << U64(1)) << (U64(63) - r))
+
+    def positions(self, byte: int) -> np.ndarray:
+        """Sorted positions of *byte* in the chunk (cached)."""
+        p = self._pos.get(byte)
+        if p is None:
+            p = np.flatnonzero(self.arr[: self.size] == byte)
+            self._pos[byte] = p
+        return p
+
+    def count_in_lines(self, byte: int, rows: np.ndarray) -> np.ndarray:
+        pos = self.positions(byte)
+        return np.searchsorted(pos, self.ends[rows]) - np.searchsorted(pos, self.starts[rows])
+
+    def first_at_or_after(self, byte: int, where: np.ndarray, ceil: np.ndarray) -> np.ndarray:
+        """Position of the first *byte* at or after *where* and before *ceil*, else *ceil*."""
+        pos = self.positions(byte)
+        if not len(pos):
+            return ceil.copy()
+        idx = np.searchsorted(pos, where)
+        cand = pos[np.minimum(idx, len(pos) - 1)]
+        ok = (idx < len(pos)) & (cand < ceil)
+        return np.where(ok, cand, ceil)
+
+    def nth_positions(self, byte: int, rows: np.ndarray, k: int) -> np.ndarray:
+        """``(n, k)`` positions of the first *k* occurrences of *byte* in each row (rows must hold >= k)."""
+        pos = self.positions(byte)
+        i0 = np.searchsorted(pos, self.starts[rows])
+        return pos[i0[:, None] + np.arange(k)]
+
+    def equals(self, at: np.ndarray, literal: bytes) -> np.ndarray:
+        """True where the bytes at *at* spell *literal* (*at* in [-1, size + 8))."""
+        ok = (at >= 0) & (at + len(literal) <= self.size)
+        at = np.where(ok, at, 0)
+        for k in range(0, len(literal), 8):
+            piece = literal[k:k + 8]
+            mask = _LOW[len(piece)]
+            val = U64(int.from_bytes(piece, "little"))
+            ok &= (self.word(at + k) & mask) == val
+        return ok
+
+    def scan_back(self, end: np.ndarray, floor: np.ndarray, allowed: bytes, limit: int = 32) -> np.ndarray:
+        """Start of the run of *allowed* bytes that ends just before *end* (not below *floor*)."""
+        allowed_arr = np.zeros(256, dtype=bool)
+        allowed_arr[list(allowed)] = True
+        start = end.copy()
+        active = np.ones(len(end), dtype=bool)
+        for _ in range(limit):
+            cand = start - 1
+            step = active & (cand >= floor) & allowed_arr[self.byte(cand)]
+            if not step.any():
+                break
+            start = np.where(step, cand, start)
+            active = step
+        return start
+
+    def scan_fwd(self, start: np.ndarray, ceil: np.ndarray, allowed: bytes, limit: int = 32) -> np.ndarray:
+        """End (exclusive) of the run of *allowed* bytes that starts at *start* (not beyond *ceil*)."""
+        allowed_arr = np.zeros(256, dtype=bool)
+        allowed_arr[list(allowed)] = True
+        end = start.copy()
+        active = np.ones(len(start), dtype=bool)
+        for _ in range(limit):
+            step = active & (end < ceil) & allowed_arr[self.byte(end)]
+            if not step.any():
+                break
+            end = np.where(step, end + 1, end)
+            active = step
+        return end
+
+    def text(self, rows) -> list[str]:
+        return [bytes(self.arr[self.starts[r]:self.ends[r]]).decode("utf-8", "replace") for r in rows]
+
+
+def _swar_dec8(w: np.ndarray) -> np.ndarray:
+    """Value of 8 ASCII digits packed little-endian (first digit in the low byte)."""
+    v = w - _ZEROS_ASCII
+    v = (v * U64(10)) + (v >> U64(8))
+    v = ((v & U64(0x000000FF000000FF)) * U64(100 + (1000000 << 32))
+         + ((v >> U64(16)) & U64(0x000000FF000000FF)) * U64(1 + (10000 << 32))) >> U64(32)
+    return v
+
+
+def _swar_hex8(w: np.ndarray) -> np.ndarray:
+    """Value of 8 ASCII hex digits packed little-endian (first digit in the low byte)."""
+    n = (w & U64(0x0F0F0F0F0F0F0F0F)) + ((w >> U64(6)) & U64(0x0101010101010101)) * U64(9)
+    n = ((n << U64(4)) | (n >> U64(8))) & U64(0x00FF00FF00FF00FF)
+    n = ((n << U64(8)) | (n >> U64(16))) & U64(0x0000FFFF0000FFFF)
+    n = ((n << U64(16)) | (n >> U64(32))) & U64(0x00000000FFFFFFFF)
+    return n
+
+
+def _aligned8(L: Lines, start: np.ndarray, width: np.ndarray) -> np.ndarray:
+    """Words holding spans of width <= 8 right-aligned and left-padded with ASCII '0'."""
+    w = L.word(start)
+    pad = (8 - width).astype(np.uint64)
+    return np.where(width > 0, (w << (pad * U64(8))) | _FILL0[8 - width], _ZEROS_ASCII)
+
+
+def _convert8(L: Lines, start: np.ndarray, width: np.ndarray, base: int):
+    """``(value, ok)`` of spans of width <= 8."""
+    w = _aligned8(L, start, width)
+    if base == 10:
+        # every byte is 0x30..0x39: high nibble 3, and low nibble + 6 does not carry
+        ok = ((w & U64(0xF0F0F0F0F0F0F0F0)) == _ZEROS_ASCII) & (
+            ((w + U64(0x0606060606060606)) & U64(0xF0F0F0F0F0F0F0F0)) == _ZEROS_ASCII)
+        return _swar_dec8(w), ok
+    # hex digits map to 0..15 and anything else to 255: no byte may have its high bit set
+    vals = _HEX[w.view(np.uint8)].view("<u8")
+    ok = (vals & U64(0x8080808080808080)) == 0
+    return _swar_hex8(w), ok
+
+
+def parse_uint(L: Lines, start: np.ndarray, end: np.ndarray, base: int = 10):
+    """Unsigned integers of the spans ``[start, end)``; returns ``(uint64 values, ok)``."""
+    width = end - start
+    limit = 19 if base == 10 else 16
+    ok = (width > 0) & (width <= limit)
+    width = np.clip(width, 0, limit)
+    wmax = int(width.max(initial=0))
+    lo_w = np.minimum(width, 8)
+    val, okp = _convert8(L, end - lo_w, lo_w, base)
+    ok &= okp
+    if wmax > 8:
+        hi_w = width - lo_w
+        mid_w = np.minimum(hi_w, 8)
+        mid, okp = _convert8(L, end - lo_w - mid_w, mid_w, base)
+        ok &= okp
+        scale = _POW10_U[8] if base == 10 else U64(1 << 32)
+        val = np.where(mid_w > 0, mid * scale + val, val)
+        if wmax > 16:
+            top_w = np.clip(hi_w - 8, 0, 8)
+            top, okp = _convert8(L, start, top_w, base)
+            ok &= okp
+            val = np.where(top_w > 0, top * _POW10_U[16] + val, val)
+    return val, ok
+
+
+def parse_hex(L: Lines, start: np.ndarray, end: np.ndarray):
+    """Hexadecimal integers with an optional ``0x`` prefix; returns ``(uint64, ok)``."""
+    prefix = (end - start >= 3) & (L.byte(start) == 48) & (L.byte(start + 1) == 120)
+    return parse_uint(L, start + 2 * prefix, end, base=16)
+
+
+def parse_float(L: Lines, start: np.ndarray, end: np.ndarray, max_width: int = 32):
+    """Decimal numbers ``[-]digits[.digits]``; returns ``(float64, ok)``."""
+    neg = (end > start) & (L.byte(start) == MINUS)
+    s = start + neg
+    width = end - s
+    wmax = int(min(width.max(initial=0), max_width))
+    dot = width.copy()
+    for j in range(wmax):
+        hit = (j < width) & (dot == width) & (L.byte(s + j) == DOT)
+        dot = np.where(hit, j, dot)
+    ip, ok1 = parse_uint(L, s, s + dot, 10)
+    fstart = s + np.minimum(dot + 1, width)
+    flen = end - fstart
+    has_frac = flen > 0
+    fp, ok2 = parse_uint(L, fstart, end, 10)
+    ok = (ok1 | ((dot == 0) & has_frac)) & (ok2 | ~has_frac) & (width > 0) & (width <= max_width)
+    ok &= ~((dot < width) & ~has_frac & (dot == 0))
+    val = ip.astype(np.float64) + np.where(has_frac, fp.astype(np.float64) / _POW10[np.clip(flen, 0, 39)], 0.0)
+    return np.where(neg, -val, val), ok
+
+
+def span_codes(L: Lines, start: np.ndarray, end: np.ndarray, table: dict[str, int]) -> np.ndarray:
+    """Integer codes of the string spans, extending *table* (string -> code) as needed."""
+    n = len(start)
+    if n == 0:
+        return np.zeros(0, dtype=np.int32)
+    width = np.maximum(end - start, 0)
+    h1 = width.astype(np.uint64) * U64(0x9E3779B97F4A7C15)
+    h2 = width.astype(np.uint64) + U64(0x632BE59BD9B4E019)
+    wmax = int(width.max(initial=0))
+    for k in range(0, wmax, 8):
+        rem = np.clip(width - k, 0, 8)
+        w = L.word(start + k) & _LOW[rem]
+        h1 = (h1 ^ w) * U64(0x100000001B3)
+        h1 ^= h1 >> U64(29)
+        h2 = (h2 + w) * U64(0xBF58476D1CE4E5B9)
+        h2 ^= h2 >> U64(31)
+    key = h1 ^ (h2 * U64(0x94D049BB133111EB))
+    uniq, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    local = np.empty(len(uniq), dtype=np.int32)
+    for k, row in enumerate(first):
+        s = bytes(L.arr[start[row]:end[row]]).decode("utf-8", "replace")
+        code = table.get(s)
+        if code is None:
+            code = len(table)
+            table[s] = code
+        local[k] = code
+    return local[inverse.reshape(-1)]
+
+
+def map_chunks(path, func, *, chunk_bytes: int = 1 << 23):
+    """Apply ``func(lines)`` to every chunk of *path*; yield ``(line_offset, result)`` in order.
+
+    *func* receives a :class:`Lines` whose line numbers start at 1 within the chunk; add
+    *line_offset* to get file line numbers. One chunk (8 MiB by default) is in memory at a
+    time. (Processing chunks in two threads was measured slower: the numpy calls are too
+    short for the GIL to be released profitably.)
+    """
+    from ._common import iter_byte_chunks
+
+    offset = 0
+    for chunk in iter_byte_chunks(path, chunk_bytes=chunk_bytes, pad=PAD):
+        L = Lines(chunk, 1, padded=True)
+        n = L.next_line - 1
+        res = func(L)
+        del L, chunk
+        yield offset, res
+        offset += n
+
+
+def categoricals(code_arrays: list, table: dict[str, int]) -> list:
+    """pandas Categoricals sharing one category list, ordered by first appearance, unused dropped."""
+    import pandas as pd
+
+    n = len(table)
+    first = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
+    for codes in code_arrays:
+        if len(codes):
+            u, idx = np.unique(codes, return_index=True)
+            first[u] = np.minimum(first[u], idx)
+    used = np.flatnonzero(first < np.iinfo(np.int64).max)
+    used = used[np.argsort(first[used], kind="stable")]
+    names = np.empty(n, dtype=object)
+    for s, code in table.items():
+        names[code] = s
+    remap = np.full(max(n, 1), -1, dtype=np.int32)
+    remap[used] = np.arange(len(used), dtype=np.int32)
+    cats = pd.Index(list(names[used]), dtype="str")
+    return [pd.Categorical.from_codes(remap[np.asarray(c, dtype=np.int64)] if len(c) else np.zeros(0, np.int32),
+                                      categories=cats) for c in code_arrays]

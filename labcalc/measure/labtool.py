@@ -1,0 +1,148 @@
+"""Reader of the lab handout's own programs: udpclient, udpserver, tcpclient."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+
+from ._common import Report, iter_lines, open_text
+
+__all__ = ["read_labtool"]
+
+FORMAT = "labtool"
+EXPECTED = (
+    "output of the lab programs: udpclient '<t>s - sent: <n> pkts, <r> kb/s', "
+    "udpserver '<t>s - received: <n> out of <m> pkts (loss <x>%), <r> kb/s' (or "
+    "'<t>s - received: <n>/ sent: <m> pkts (loss <x>%), <r> kbit/s'), tcpclient "
+    "'<t>: <r> kbps avg (<r>[inst], <r>[mov.avg]) cwnd <n> rtt <x>ms'"
+)
+
+_NUM = r"\d+(?:\.\d+)?"
+_NAN = rf"(?:{_NUM}|[-+]?nan|[-+]?inf)"
+_KB = r"(?:kb/s|kbit/s|kbits/s|kbps|kb/sec|kbit/sec|kbits/sec)"
+_UDPCLIENT = re.compile(rf"^(?P<t>{_NUM})\s*s\s*-\s*sent:\s*(?P<sent>\d+)\s*pkts\s*,\s*(?P<rate>{_NAN})\s*{_KB}$", re.I)
+_UDPSERVER = re.compile(
+    rf"^(?P<t>{_NUM})\s*s\s*-\s*received:\s*(?P<rx>\d+)\s*(?:out\s+of|/\s*sent:)\s*(?P<tx>\d+)\s*pkts\s*"
+    rf"\(\s*loss\s*(?P<loss>{_NAN})\s*%\s*\)\s*,\s*(?P<rate>{_NAN})\s*{_KB}$",
+    re.I,
+)
+_TCPCLIENT = re.compile(
+    rf"^(?P<t>{_NUM})\s*:\s*(?P<avg>{_NAN})\s*{_KB}\s+avg\s*\(\s*(?P<inst>{_NAN})\s*\[inst\]\s*,\s*"
+    rf"(?P<mov>{_NAN})\s*\[mov\.?\s*avg\]\s*\)\s*cwnd\s*(?P<cwnd>\d+)\s*rtt\s*(?P<rtt>{_NAN})\s*ms$",
+    re.I,
+)
+
+_PROGRAM_COLUMNS = {
+    "udpclient": {"packets"},
+    "udpserver": {"packets", "packets_sent", "loss"},
+    "tcpclient": {"avg_rate_bps", "movavg_rate_bps", "cwnd_segments", "rtt_s"},
+}
+_COLUMNS = ["program", "time_s", "packets", "packets_sent", "loss", "rate_bps", "avg_rate_bps",
+            "movavg_rate_bps", "cwnd_segments", "rtt_s"]
+
+
+def read_labtool(path) -> pd.DataFrame:
+    """Read what the handout's ``udpclient``, ``udpserver`` and ``tcpclient`` print.
+
+    One line per second, in one of these shapes (the ``printf`` formats of the programs and
+    the wording the handout shows; ``kb/s``, ``kbit/s``, ``kbits/s`` and ``kbps`` are all
+    accepted)::
+
+        udpclient   "%5.1fs - sent:%6d pkts, %6.1f kb/s"                 4.0s - sent: 503 pkts, 1000.0 kbits/s
+        udpserver   "%5.1fs - received:%6d out of %6d pkts (loss%7.3f%%),%7.1f kb/s"
+                    170.5s - received: 843/ sent: 867 pkts (loss 2.768%), 957.7 kbit/s
+        tcpclient   "%5.1f:%8.1fkbps avg (%7.1f[inst],%7.1f[mov.avg]) cwnd %2i rtt%5.1fms"
+                    6.3: 854.0 kbps avg ( 944.5[inst], 926.5[mov.avg]) cwnd 9 rtt 83.9ms
+
+    A file may mix the programs (the ``program`` column tells them apart). Blank lines are
+    ignored; any other line is malformed (counted, skipped).
+
+    Parameters
+    ----------
+    path : str, path-like, file object or text
+        The program output (see :mod:`labcalc.measure` for the accepted inputs).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``program`` ("udpclient", "udpserver", "tcpclient"), ``time_s`` [s] since the program
+        started, ``packets`` (total sent by udpclient, total received by udpserver),
+        ``packets_sent`` (udpserver: largest sequence number seen), ``loss`` [fraction]
+        (udpserver), ``rate_bps`` [bit/s] (rate over the last second: UDP sending or
+        receiving rate, TCP ``[inst]``), ``avg_rate_bps`` [bit/s] (tcpclient: average since
+        the start, the goodput the handout asks for), ``movavg_rate_bps`` [bit/s],
+        ``cwnd_segments`` [segments] and ``rtt_s`` [s] (tcpclient). Absent quantities are NaN.
+
+    Raises
+    ------
+    MeasurementFormatError
+        When no line has one of the shapes above.
+
+    Notes
+    -----
+    The rates count application payload (goodput), 1 kb/s = 1000 bit/s. udpserver's loss
+    is ``1 - received / largest sequence number``, so it is wrong when two clients share
+    one server.
+
+    References
+    ----------
+    .. [1] Lab 5 handout, section 1.1 (programs ``lab5/udp`` and ``lab5/tcp``).
+
+    Examples
+    --------
+    >>> text = '''169.5s - received: 723/ sent: 741 pkts (loss 2.429%), 959.6 kbit/s
+    ... 170.5s - received: 843/ sent: 867 pkts (loss 2.768%), 957.7 kbit/s
+    ... '''
+    >>> read_labtool(text)[["time_s", "packets", "packets_sent", "loss", "rate_bps"]]
+       time_s  packets  packets_sent    loss  rate_bps
+    0   169.5      723           741  0.02429  959600.0
+    1   170.5      843           867  0.02768  957700.0
+    >>> tcp = read_labtool("  7.3:   862.4kbps avg (  914.6[inst],  925.3[mov.avg]) cwnd  9 rtt 86.8ms\\n")
+    >>> tcp[["avg_rate_bps", "rate_bps", "cwnd_segments", "rtt_s"]]
+       avg_rate_bps  rate_bps  cwnd_segments   rtt_s
+    0      862400.0  914600.0              9  0.0868
+    """
+    name, text = open_text(path)
+    rep = Report(name, FORMAT, EXPECTED)
+    rows = []
+    for i, line in iter_lines(text):
+        s = line.strip()
+        if not s:
+            continue
+        m = _UDPCLIENT.match(s)
+        if m:
+            rows.append({"program": "udpclient", "time_s": float(m["t"]), "packets": int(m["sent"]),
+                         "rate_bps": float(m["rate"]) * 1e3})
+            rep.ok()
+            continue
+        m = _UDPSERVER.match(s)
+        if m:
+            rows.append({"program": "udpserver", "time_s": float(m["t"]), "packets": int(m["rx"]),
+                         "packets_sent": int(m["tx"]), "loss": float(m["loss"]) / 100.0,
+                         "rate_bps": float(m["rate"]) * 1e3})
+            rep.ok()
+            continue
+        m = _TCPCLIENT.match(s)
+        if m:
+            rows.append({"program": "tcpclient", "time_s": float(m["t"]), "avg_rate_bps": float(m["avg"]) * 1e3,
+                         "rate_bps": float(m["inst"]) * 1e3, "movavg_rate_bps": float(m["mov"]) * 1e3,
+                         "cwnd_segments": int(m["cwnd"]), "rtt_s": float(m["rtt"]) * 1e-3})
+            rep.ok()
+            continue
+        rep.bad(i, s)
+    rep.require_something()
+    df = pd.DataFrame(rows, columns=_COLUMNS)
+    df["program"] = df["program"].astype("str")
+    for c in _COLUMNS[1:]:
+        df[c] = pd.to_numeric(df[c], errors="coerce").astype(float)
+    for c in ("packets", "packets_sent", "cwnd_segments"):
+        if df[c].notna().all():
+            df[c] = df[c].astype(np.int64)
+    programs = sorted(set(df["program"]))
+    keep = {"program", "time_s", "rate_bps"}
+    for p in programs:
+        keep |= _PROGRAM_COLUMNS[p]
+    df = df[[c for c in _COLUMNS if c in keep]]
+    return rep.finish(df, {"programs": programs})

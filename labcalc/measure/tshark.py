@@ -1,0 +1,232 @@
+"""Reader of ``tshark -T fields`` exports with TCP analysis fields."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import numpy as np
+import pandas as pd
+
+from ._common import Report, open_text
+
+__all__ = ["read_tshark"]
+
+FORMAT = "tshark"
+EXPECTED = (
+    "a 'tshark -T fields -E header=y -E separator=,' export: a header line of field names "
+    "(frame.time_relative, ip.src, tcp.seq, tcp.analysis.ack_rtt, ...) then one line per packet"
+)
+
+# tshark field -> (column, kind); kinds: float, int, str, flag (present/absent or 0/1), scale factor
+_FIELDS = {
+    "frame.time_relative": ("time_s", "float"),
+    "frame.time_epoch": ("epoch_s", "float"),
+    "frame.time_delta": ("delta_s", "float"),
+    "frame.number": ("frame", "int"),
+    "frame.len": ("frame_bytes", "int"),
+    "ip.len": ("ip_bytes", "int"),
+    "tcp.stream": ("stream", "int"),
+    "tcp.seq": ("seq", "int"),
+    "tcp.seq_raw": ("seq_raw", "int"),
+    "tcp.nxtseq": ("next_seq", "int"),
+    "tcp.ack": ("ack", "int"),
+    "tcp.ack_raw": ("ack_raw", "int"),
+    "tcp.len": ("bytes", "int"),
+    "udp.length": ("udp_bytes", "int"),
+    "tcp.window_size": ("rwnd_bytes", "int"),
+    "tcp.window_size_value": ("window_value", "int"),
+    "tcp.analysis.bytes_in_flight": ("bytes_in_flight", "int"),
+    "tcp.analysis.ack_rtt": ("rtt_s", "float"),
+    "tcp.analysis.initial_rtt": ("initial_rtt_s", "float"),
+    "tcp.time_relative": ("stream_time_s", "float"),
+    "tcp.analysis.retransmission": ("retransmission", "flag"),
+    "tcp.analysis.fast_retransmission": ("fast_retransmission", "flag"),
+    "tcp.analysis.spurious_retransmission": ("spurious_retransmission", "flag"),
+    "tcp.analysis.duplicate_ack": ("duplicate_ack", "flag"),
+    "tcp.analysis.duplicate_ack_num": ("duplicate_ack_num", "int"),
+    "tcp.analysis.lost_segment": ("lost_segment", "flag"),
+    "tcp.analysis.out_of_order": ("out_of_order", "flag"),
+    "tcp.analysis.zero_window": ("zero_window", "flag"),
+    "ip.dsfield.ecn": ("ecn", "int"),
+    "ipv6.tclass.ecn": ("ecn", "int"),
+    "tcp.flags.ece": ("ece", "flag"),
+    "tcp.flags.cwr": ("cwr", "flag"),
+    "tcp.flags.ae": ("ae", "flag"),
+    "tcp.flags.syn": ("syn", "flag"),
+    "tcp.flags.fin": ("fin", "flag"),
+    "tcp.flags.reset": ("rst", "flag"),
+    "tcp.flags.ack": ("ack_flag", "flag"),
+}
+_ADDR = {"ip.src": "src", "ipv6.src": "src", "ip.dst": "dst", "ipv6.dst": "dst"}
+_PORT = {"tcp.srcport": "src", "udp.srcport": "src", "tcp.dstport": "dst", "udp.dstport": "dst"}
+_FALSE = {"", "0", "false", "False", "FALSE", "no"}
+
+
+def _first(v: str) -> str:
+    # with -E occurrence=a several values are joined by the aggregator (',' by default)
+    return v.split(",", 1)[0].strip() if v else ""
+
+
+def read_tshark(path) -> pd.DataFrame:
+    """Read a ``tshark -T fields`` export (header line of field names, one packet per line).
+
+    Made with, for example::
+
+        tshark -r trace.pcap -2 -T fields -E header=y -E separator=, -E quote=d -E occurrence=f \\
+          -e frame.time_relative -e ip.src -e ip.dst -e tcp.srcport -e tcp.dstport -e tcp.seq -e tcp.ack \\
+          -e tcp.len -e frame.len -e tcp.analysis.bytes_in_flight -e tcp.analysis.ack_rtt \\
+          -e tcp.analysis.retransmission -e tcp.analysis.fast_retransmission \\
+          -e tcp.analysis.duplicate_ack -e ip.dsfield.ecn -e tcp.flags.ece -e tcp.flags.cwr
+
+    Any subset and order of fields is accepted; the separator may be ``,``, tab (tshark's
+    default), ``;`` or ``|``, values may be quoted. Analysis flags are true when the field
+    is present (``1`` or ``True``), false when empty; booleans printed as ``0/1`` or
+    ``False/True`` (Wireshark 4.2+) both work. When a field has several occurrences the
+    first is kept. Unknown fields become columns with ``.`` replaced by ``_``.
+
+    Parameters
+    ----------
+    path : str, path-like, file object or text
+        The export (see :mod:`labcalc.measure` for the accepted inputs).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per packet. Known fields are renamed and converted: ``time_s`` [s]
+        (``frame.time_relative``; ``frame.time_epoch`` gives ``epoch_s`` and is also used as
+        ``time_s`` when there is no relative time), ``src`` / ``dst`` (``ip:port``),
+        ``seq``, ``ack``, ``bytes`` [bytes] (TCP payload, ``tcp.len``), ``frame_bytes``
+        [bytes], ``bytes_in_flight`` [bytes], ``rtt_s`` [s] (``tcp.analysis.ack_rtt``),
+        ``rwnd_bytes``, ``retransmission``, ``fast_retransmission``, ``duplicate_ack``,
+        ``lost_segment``... (bool), ``ecn`` (IP ECN codepoint 0-3), ``ece``, ``cwr`` (bool).
+        Integer columns with missing values are float (NaN), e.g. on non-TCP packets.
+
+    Raises
+    ------
+    MeasurementFormatError
+        When the first line is not a header of tshark field names.
+
+    References
+    ----------
+    .. [1] ``tshark(1)`` (``-T fields``, ``-e``, ``-E``), https://www.wireshark.org/docs/man-pages/tshark.html;
+       Wireshark display filter reference for ``tcp.analysis.*``.
+
+    Examples
+    --------
+    >>> text = '''frame.time_relative,ip.src,ip.dst,tcp.srcport,tcp.dstport,tcp.len,tcp.analysis.ack_rtt,tcp.analysis.retransmission,ip.dsfield.ecn,tcp.flags.ece
+    ... 0.000000,10.0.0.1,10.0.0.2,40000,5201,1448,,,0,0
+    ... 0.010000,10.0.0.2,10.0.0.1,5201,40000,0,0.010000,,0,0
+    ... 0.020000,10.0.0.1,10.0.0.2,40000,5201,1448,,1,2,0
+    ... '''
+    >>> df = read_tshark(text)
+    >>> df[["time_s", "src", "bytes", "rtt_s", "retransmission", "ecn"]]
+       time_s             src  bytes  rtt_s  retransmission  ecn
+    0    0.00  10.0.0.1:40000   1448    NaN           False    0
+    1    0.01   10.0.0.2:5201      0   0.01           False    0
+    2    0.02  10.0.0.1:40000   1448    NaN            True    2
+    """
+    name, text = open_text(path)
+    rep = Report(name, FORMAT, EXPECTED)
+    lines = text.split("\n")
+    hi = next((k for k, ln in enumerate(lines) if ln.strip()), None)
+    if hi is None:
+        raise rep.fail(1, "the source is empty (no line to read)")
+    header_line = lines[hi].strip()
+    sep = max([",", "\t", ";", "|"], key=header_line.count)
+    header = [h.strip().strip('"') for h in header_line.split(sep)]
+    known = [h for h in header if h in _FIELDS or h in _ADDR or h in _PORT or h.startswith(("frame.", "tcp.", "ip.", "ipv6.", "udp.", "eth."))]
+    if not header or len(known) < max(1, len(header) // 2):
+        raise rep.fail(hi + 1, f"not {FORMAT} output: this line is not a header of tshark field names: {header_line[:70]!r}")
+    rep.content(hi + 1, header_line)
+    ncol = len(header)
+    body = "\n".join(lines[hi + 1:])
+    table = None
+    try:
+        table = pd.read_csv(io.StringIO(body), sep=sep, header=None, names=list(range(ncol)), dtype=str,
+                            keep_default_na=False, quotechar='"', engine="c", skip_blank_lines=True)
+        if len(table) and (table[ncol - 1].isna().any() if ncol else False):
+            table = None
+    except (ValueError, pd.errors.ParserError):
+        table = None
+    if table is not None:
+        rep.ok(len(table))
+        cols = {k: table[k].to_numpy(dtype=object) for k in range(ncol)}
+        n = len(table)
+    else:
+        rows = []
+        for i, fields in enumerate(csv.reader(io.StringIO(body), delimiter=sep, quotechar='"'), start=hi + 2):
+            if not fields or (len(fields) == 1 and not fields[0].strip()):
+                continue
+            if len(fields) != ncol:
+                rep.bad(i, sep.join(fields))
+                continue
+            rows.append(fields)
+            rep.ok()
+        n = len(rows)
+        cols = {k: np.array([r[k] for r in rows], dtype=object) for k in range(ncol)}
+    out: dict[str, np.ndarray] = {}
+    addr: dict[str, np.ndarray] = {}
+    port: dict[str, np.ndarray] = {}
+
+    def numeric(values, integer):
+        s = pd.Series([_first(v) for v in values], dtype=object)
+        num = pd.to_numeric(s.where(s != "", None), errors="coerce").to_numpy(dtype=float)
+        if integer and not np.isnan(num).any() and np.all(num == np.round(num)):
+            return num.astype(np.int64)
+        return num
+
+    for k, field in enumerate(header):
+        values = cols[k]
+        if field in _ADDR:
+            a = np.array([_first(v) for v in values], dtype=object)
+            prev = addr.get(_ADDR[field])
+            addr[_ADDR[field]] = a if prev is None else np.where(a != "", a, prev)
+            continue
+        if field in _PORT:
+            p = np.array([_first(v) for v in values], dtype=object)
+            prev = port.get(_PORT[field])
+            port[_PORT[field]] = p if prev is None else np.where(p != "", p, prev)
+            continue
+        col, kind = _FIELDS.get(field, (field.replace(".", "_"), "auto"))
+        if kind == "flag":
+            out[col] = np.array([_first(v) not in _FALSE for v in values], dtype=bool)
+        elif kind in ("float", "int"):
+            res = numeric(values, kind == "int")
+            if col in out and col == "ecn":
+                res = np.where(np.isnan(np.asarray(out[col], dtype=float)), res, out[col])
+            out[col] = res
+        else:
+            num = numeric(values, True)
+            empty = np.array([_first(v) == "" for v in values], dtype=bool)
+            if np.all(np.isnan(np.asarray(num, dtype=float)) <= empty):
+                out[col] = num
+            else:
+                out[col] = np.array([_first(v) for v in values], dtype=object)
+    if "time_s" not in out and "epoch_s" in out:
+        out["time_s"] = out["epoch_s"]
+    for side in ("src", "dst"):
+        a = addr.get(side)
+        p = port.get(side)
+        if a is None and p is None:
+            continue
+        if a is None:
+            a = np.full(n, "", dtype=object)
+        if p is None:
+            joined = a
+        else:
+            joined = np.array([(f"[{x}]:{y}" if ":" in x else f"{x}:{y}") if x and y else (x or "")
+                               for x, y in zip(a, p)], dtype=object)
+        out[side] = joined
+    rep.require_something()
+    order = [c for c in ("time_s", "src", "dst") if c in out] + [c for c in out if c not in ("time_s", "src", "dst")]
+    df = pd.DataFrame({c: out[c] for c in order}, index=pd.RangeIndex(n))
+    for c in ("src", "dst"):
+        if c in df:
+            df[c] = df[c].astype("category")
+    for c in df.columns:
+        if df[c].dtype == object:
+            df[c] = df[c].astype("str")
+    if "ecn" in df and df["ecn"].dtype == float and df["ecn"].notna().all():
+        df["ecn"] = df["ecn"].astype(np.int64)
+    return rep.finish(df, {"fields": header})

@@ -1,0 +1,616 @@
+"""Readers of labcalc.measure on our own fixtures (tests/data/measure) and recorded outputs."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import math
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from labcalc import measure as m
+from labcalc.measure import MalformedLinesWarning, MeasurementFormatError
+
+DATA = Path(__file__).resolve().parent / "data" / "measure"
+RECORDED = Path(__file__).resolve().parents[1] / "data" / "measurements" / "recorded"
+
+
+def quiet(func, *args, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MalformedLinesWarning)
+        return func(*args, **kwargs)
+
+
+# --------------------------------------------------------------------------------------
+# labtool
+
+
+def test_labtool_udpclient_printf_format():
+    df = m.read_labtool(DATA / "labtool_udpclient.txt")
+    assert list(df["program"].unique()) == ["udpclient"]
+    assert df["time_s"].tolist() == [1.0, 2.0, 3.0, 4.0]
+    assert df["packets"].tolist() == [126, 251, 376, 503]
+    assert df["rate_bps"].iloc[-1] == pytest.approx(1_016_000.0)
+    assert df.attrs["malformed"] == {"count": 0, "lines": []}
+
+
+def test_labtool_udpserver_both_wordings_and_a_malformed_line():
+    with pytest.warns(MalformedLinesWarning, match=r"line 4"):
+        df = m.read_labtool(DATA / "labtool_udpserver.txt")
+    assert len(df) == 4
+    assert df.attrs["malformed"] == {"count": 1, "lines": [4]}
+    row = df.iloc[2]  # the handout's own wording
+    assert (row["packets"], row["packets_sent"]) == (357, 372)
+    assert row["loss"] == pytest.approx(0.04032)
+    assert row["rate_bps"] == pytest.approx(952_000.0)
+    assert df["loss"].iloc[0] == pytest.approx(0.03279)
+
+
+def test_labtool_tcpclient_kbps_and_kb_per_s():
+    df = m.read_labtool(DATA / "labtool_tcpclient.txt")
+    assert df["cwnd_segments"].tolist() == [4, 7, 9]
+    assert df["rtt_s"].tolist() == pytest.approx([0.0612, 0.0740, 0.0839])
+    assert df["avg_rate_bps"].iloc[-1] == pytest.approx(868_100.0)
+    assert df["rate_bps"].iloc[1] == pytest.approx(995_500.0)  # [inst]
+    assert df["movavg_rate_bps"].iloc[1] == pytest.approx(803_900.0)
+
+
+def test_labtool_handout_examples():
+    text = (
+        "4.0s - sent: 503 pkts, 1000.0 kbits/s\n"
+        "170.5s - received: 843/ sent: 867 pkts (loss 2.768%), 957.7 kbit/s\n"
+        "7.3: 862.4 kbps avg ( 914.6[inst], 925.3[mov.avg]) cwnd 9 rtt 86.8ms\n"
+    )
+    df = m.read_labtool(text)
+    assert df["program"].tolist() == ["udpclient", "udpserver", "tcpclient"]
+    assert df.attrs["programs"] == ["tcpclient", "udpclient", "udpserver"]
+
+
+def test_labtool_nan_loss_when_nothing_received():
+    df = m.read_labtool("  1.0s - received:     0 out of     0 pkts (loss   -nan%),    0.0 kb/s\n")
+    assert math.isnan(df["loss"].iloc[0])
+
+
+def test_labtool_rejects_other_formats():
+    with pytest.raises(MeasurementFormatError, match=r"line 1.*labtool"):
+        m.read_labtool(DATA / "ping_plain.txt")
+
+
+# --------------------------------------------------------------------------------------
+# iperf 2
+
+
+def test_iperf2_old_interval_style_and_summary():
+    with pytest.warns(MalformedLinesWarning):
+        df = m.read_iperf(DATA / "iperf2_client_205.txt")
+    assert df["start_s"].tolist() == [0.0, 1.0, 2.0, 3.0]
+    assert df["bytes"].iloc[0] == pytest.approx(1.25 * 1024**2)
+    assert df["bytes"].iloc[1] == pytest.approx(640 * 1024)
+    assert df["rate_bps"].iloc[0] == pytest.approx(10.5e6)
+    assert df["src"].iloc[0] == "10.0.0.1:52100" and df["dst"].iloc[0] == "10.0.0.2:5001"
+    assert df.attrs["malformed"]["lines"] == [10]
+    (summary,) = df.attrs["summary"]
+    assert summary["end_s"] == pytest.approx(4.1) and summary["rate_bps"] == pytest.approx(6.38e6)
+    assert df.attrs["side"] == "client"
+
+
+def test_iperf2_enhanced_columns():
+    df = m.read_iperf(DATA / "iperf2_enhanced.txt")
+    assert df["retransmits"].tolist() == [3, 5]
+    assert df["cwnd_bytes"].tolist() == [64 * 1024, 48 * 1024]
+    assert df["rtt_s"].tolist() == pytest.approx([0.04125, 0.030111])
+    assert df["rttvar_s"].iloc[0] == pytest.approx(0.00152)
+    assert df["src"].iloc[0] == "10.0.0.1:40222"  # interface suffix %h1-eth0 removed
+    assert df.attrs["summary"][0]["retransmits"] == 8
+
+
+def test_iperf2_udp_server_loss_and_direction():
+    df = m.read_iperf(DATA / "iperf2_udp_server.txt")
+    assert df["lost_packets"].tolist() == [42, 384]
+    assert df["packets"].tolist() == [450, 793]
+    assert df["loss"].tolist() == pytest.approx([42 / 450, 384 / 793])
+    assert df["jitter_s"].iloc[0] == pytest.approx(0.00012)
+    # the server receives: data flows from the peer to the local socket
+    assert df["src"].iloc[0] == "10.0.0.1:36001" and df["dst"].iloc[0] == "10.0.0.2:5001"
+    assert df.attrs["side"] == "server"
+
+
+def test_iperf2_parallel_streams_and_sum():
+    df = m.read_iperf(DATA / "iperf2_parallel.txt")
+    assert df["stream"].tolist() == ["4", "3", "SUM", "4", "3", "SUM"]
+    assert df.loc[df["stream"] == "3", "connection"].tolist() == [2, 2]
+    assert [s["stream"] for s in df.attrs["summary"]] == ["4", "3", "SUM"]
+
+
+def test_iperf2_csv_tcp_and_udp():
+    df = m.read_iperf(DATA / "iperf2.csv")
+    assert df["bytes"].tolist() == [1310720, 1179648]
+    assert df["rate_bps"].tolist() == [10485760, 9437184]
+    assert df.attrs["summary"][0]["bytes"] == 2490368
+    udp = m.read_iperf(DATA / "iperf2_udp.csv")
+    assert udp["lost_packets"].tolist() == [42, 384]
+    assert udp["jitter_s"].tolist() == pytest.approx([0.00012, 0.000095])
+
+
+def test_iperf2_recorded_outputs():
+    for name in ("iperf2_client.txt", "iperf2_client_e.txt", "iperf2_server.txt", "iperf2_udp_server.txt",
+                 "iperf2_client.csv", "iperf2_udp_client.txt"):
+        df = m.read_iperf(RECORDED / name)
+        assert len(df) >= 3, name
+        assert (df["rate_bps"] >= 0).all()
+
+
+# --------------------------------------------------------------------------------------
+# iperf3
+
+
+def test_iperf3_client_text_omitted_retr_cwnd_and_summary():
+    df = m.read_iperf3(DATA / "iperf3_client.txt")
+    assert df["omitted"].tolist() == [True, True, False, False, False]
+    assert df["retransmits"].tolist() == [0, 12, 0, 4, 0]
+    assert df["cwnd_bytes"].tolist() == pytest.approx([180 * 1024, 90.5 * 1024, 101 * 1024, 75 * 1024, 1.02 * 1024**2])
+    assert df["rate_bps"].iloc[2] == pytest.approx(9.96e6)
+    roles = {s["role"]: s for s in df.attrs["summary"]}
+    assert roles["sender"]["retransmits"] == 4
+    assert roles["receiver"]["end_s"] == pytest.approx(3.04)
+    steady = df[~df["omitted"]]
+    assert len(steady) == 3
+
+
+def test_iperf3_server_old_bandwidth_header():
+    df = m.read_iperf3(DATA / "iperf3_server_old.txt")
+    assert len(df) == 3
+    assert df["bytes"].iloc[2] == pytest.approx(47.1 * 1024)
+    assert df["src"].iloc[0] == "192.168.50.1:43012"
+    assert [s["role"] for s in df.attrs["summary"]] == ["sender", "receiver"]
+    assert "retransmits" not in df.columns
+
+
+def test_iperf3_udp_server_and_client():
+    srv = m.read_iperf3(DATA / "iperf3_udp_server.txt")
+    assert srv["lost_packets"].tolist() == [100, 0]
+    assert srv["packets"].tolist() == [927, 826]
+    assert srv["jitter_s"].tolist() == pytest.approx([0.00021, 0.00018])
+    assert srv.attrs["summary"][0]["loss"] == pytest.approx(100 / 1753)
+    cli = m.read_iperf3(DATA / "iperf3_udp_client.txt")
+    assert cli["packets"].tolist() == [1036, 1036]
+    assert "retransmits" not in cli.columns
+
+
+def test_iperf3_parallel_sum_retransmits_and_bidir_direction():
+    par = m.read_iperf3(DATA / "iperf3_parallel.txt")
+    assert par["stream"].tolist() == ["5", "7", "SUM"]
+    assert par["retransmits"].tolist() == [2, 1, 3]
+    bid = m.read_iperf3(DATA / "iperf3_bidir.txt")
+    assert bid["direction"].tolist() == ["TX-C", "RX-C"]
+    assert bid["src"].tolist() == ["192.168.50.1:43200", "192.168.50.2:5201"]
+
+
+def test_iperf3_json_units():
+    df = m.read_iperf3(DATA / "iperf3_client.json")
+    assert df["omitted"].tolist() == [True, False, False]
+    assert df["rtt_s"].tolist() == pytest.approx([0.012, 0.048, 0.0525])
+    assert df["cwnd_bytes"].tolist() == [65160, 86880, 101360]
+    assert df["retransmits"].tolist() == [0, 2, 0]
+    assert df.attrs["congestion"] == "cubic"
+    assert df.attrs["start_epoch_s"] == 1709634000.0
+    sender = next(s for s in df.attrs["summary"] if s["role"] == "sender")
+    assert sender["rtt_min_s"] == pytest.approx(0.048)
+
+
+def test_iperf3_json_stream_matches_json():
+    a = m.read_iperf3(DATA / "iperf3_client.json")
+    b = m.read_iperf3(DATA / "iperf3_stream.jsonl")
+    pd.testing.assert_frame_equal(a, b)
+
+
+def test_iperf3_json_udp_server():
+    df = m.read_iperf3(DATA / "iperf3_udp_server.json")
+    assert df["loss"].tolist() == pytest.approx([100 / 927, 0.0])
+    assert df["src"].iloc[0] == "192.168.50.1:50200"
+
+
+@pytest.mark.parametrize(
+    "name, pattern",
+    [
+        ("iperf3_error.json", r"iperf3_error\.json, line \d+: iperf3 reported an error.*unable to connect"),
+        ("iperf3_truncated.json", r"iperf3_truncated\.json, line \d+: the iperf3 JSON document is truncated"),
+        ("iperf3_error.txt", r"iperf3_error\.txt, line 1: iperf3 reported an error"),
+    ],
+)
+def test_iperf3_errors_are_clear(name, pattern):
+    with pytest.raises(MeasurementFormatError, match=pattern) as info:
+        m.read_iperf3(DATA / name)
+    assert isinstance(info.value, ValueError)
+    assert info.value.line is not None and info.value.source.endswith(name)
+
+
+def test_iperf3_error_after_some_data_is_a_warning():
+    text = (DATA / "iperf3_client.txt").read_text().replace("iperf Done.", "iperf3: error - control socket has closed unexpectedly")
+    with pytest.warns(m.ToolErrorWarning):
+        df = m.read_iperf3(text)
+    assert "control socket" in df.attrs["tool_error"]
+
+
+def test_iperf3_json_that_is_not_iperf():
+    with pytest.raises(MeasurementFormatError, match="not an iperf3"):
+        m.read_iperf3('{"hello": 1}\n')
+
+
+# --------------------------------------------------------------------------------------
+# ping
+
+
+def test_ping_plain_with_summary():
+    df = m.read_ping(DATA / "ping_plain.txt")
+    assert df["seq"].tolist() == [1, 2, 4]
+    assert df["rtt_s"].tolist() == pytest.approx([0.0204, 0.120, 0.000062])
+    assert df["time_s"].isna().all()
+    s = df.attrs["summary"]
+    assert (s["transmitted"], s["received"]) == (4, 3)
+    assert s["loss"] == pytest.approx(0.25)
+    assert s["rtt_avg_s"] == pytest.approx(0.046821)
+    assert s["time_s"] == pytest.approx(3.004)
+    assert df.attrs["target"] == "10.0.0.2"
+
+
+def test_ping_D_timestamps_and_old_icmp_req():
+    df = m.read_ping(DATA / "ping_D.txt")
+    assert df["time_s"].tolist() == pytest.approx([1709634000.1, 1709634000.200312, 1709634000.30065, 1709634000.400981])
+    assert df["ttl"].tolist() == [63] * 4
+    assert "summary" not in df.attrs
+    old = m.read_ping(DATA / "ping_old.txt")
+    assert old["seq"].tolist() == [1, 2, 3]
+    assert old["rtt_s"].tolist() == pytest.approx([0.140, 0.152, 0.0963])
+
+
+def test_ping_corrupted_lines_are_skipped_and_counted():
+    with pytest.warns(MalformedLinesWarning, match="3 malformed"):
+        df = m.read_ping(DATA / "ping_corrupt.txt")
+    assert df["seq"].tolist() == [1, 4, 5]
+    assert df.attrs["malformed"] == {"count": 3, "lines": [3, 5, 7]}
+
+
+def test_ping_hostnames_dup_and_errors():
+    df = m.read_ping(DATA / "ping_events.txt")
+    assert df["seq"].tolist() == [1, 3, 3]
+    assert df["dup"].tolist() == [False, False, True]
+    assert df["src"].iloc[0] == "host7.example.net (192.0.2.7)"
+    assert df.attrs["errors"] == 2
+    s = df.attrs["summary"]
+    assert (s["duplicates"], s["errors"], s["loss"]) == (1, 1, 0.5)
+
+
+def test_ping_empty_and_garbage():
+    with pytest.raises(MeasurementFormatError, match="empty"):
+        m.read_ping("\n\n")
+    with pytest.raises(MeasurementFormatError, match=r"line 2: not ping output"):
+        m.read_ping("\nhello world\nfoo\n")
+
+
+def test_ping_only_header_and_total_loss_is_a_valid_empty_frame():
+    text = "PING 10.0.0.9 (10.0.0.9) 56(84) bytes of data.\n\n--- 10.0.0.9 ping statistics ---\n3 packets transmitted, 0 received, 100% packet loss, time 2040ms\n"
+    df = m.read_ping(text)
+    assert len(df) == 0
+    assert df.attrs["summary"]["loss"] == 1.0
+
+
+def test_ping_fast_and_slow_paths_agree():
+    lines = [f"[1700000000.{i:06d}] 64 bytes from 10.0.0.2: icmp_seq={i} ttl=64 time={0.01 * i + 0.05:.3f} ms" for i in range(1, 200)]
+    lines[50] += " (DUP!)"  # goes through the line-by-line path
+    lines[80] = lines[80].replace("64 bytes", "1480 bytes")
+    df = m.read_ping("\n".join(lines) + "\n")
+    assert df["seq"].tolist() == list(range(1, 200))
+    assert df["dup"].sum() == 1 and bool(df["dup"].iloc[50])
+    assert df["bytes"].iloc[80] == 1480
+    expected = np.array([0.01 * i + 0.05 for i in range(1, 200)]) * 1e-3
+    np.testing.assert_allclose(df["rtt_s"], np.round(expected * 1e3, 3) * 1e-3)
+
+
+# --------------------------------------------------------------------------------------
+# tcp_probe
+
+
+def test_tcp_probe_proc_11_fields_hex_and_port_filter():
+    df = m.read_tcp_probe(DATA / "tcpprobe_proc11.txt")
+    assert len(df) == 5
+    assert df["seq"].iloc[0] == 0x1A2B3C4D and df["snd_una"].iloc[0] == 0x1A2B3000
+    assert df["rtt_s"].iloc[0] == pytest.approx(0.0205)
+    assert math.isnan(df["ssthresh_segments"].iloc[0]) and df["ssthresh_segments"].iloc[3] == 5
+    assert df["rcv_wnd_bytes"].iloc[0] == 29312
+    assert df.attrs["variant"] == "proc11"
+    only = m.read_tcp_probe(DATA / "tcpprobe_proc11.txt", port=5001)
+    assert len(only) == 4
+    assert set(only["src"]) | set(only["dst"]) == {"10.0.0.1:40100", "10.0.0.2:5001"}
+
+
+def test_tcp_probe_proc_10_fields_srtt_in_jiffies():
+    with pytest.warns(MalformedLinesWarning):
+        df = m.read_tcp_probe(DATA / "tcpprobe_proc10.txt")
+    assert df["cwnd_segments"].tolist() == [10, 12, 6]
+    assert df["rtt_s"].tolist() == pytest.approx([0.007, 0.009, 0.012])
+    assert df["rcv_wnd_bytes"].isna().all()
+    assert df.attrs["malformed"]["lines"] == [3]
+    us = quiet(m.read_tcp_probe, DATA / "tcpprobe_proc10.txt", srtt_unit="us")
+    assert us["rtt_s"].iloc[0] == pytest.approx(7e-6)
+
+
+def test_tcp_probe_tracepoint_kernel6():
+    with pytest.warns(MalformedLinesWarning, match="line 13"):
+        df = m.read_tcp_probe(DATA / "tcpprobe_trace.txt")
+    assert df["time_s"].tolist() == pytest.approx([812.5001, 812.5102, 812.5103, 812.5204, 812.5405])
+    assert df["cwnd_segments"].tolist() == [10, 11, 10, 7, 8]
+    assert df["ssthresh_segments"].isna().tolist() == [True, True, True, False, False]
+    assert df["seq"].iloc[1] == 0x100005A8
+    assert df["src"].iloc[2] == "[::ffff:10.0.0.2]:5201"
+    assert df["rtt_s"].iloc[0] == pytest.approx(0.0201)
+    assert df["bytes"].iloc[2] == 1448
+    assert df.attrs["other_events"] == 1
+    assert df.attrs["variant"] == "tracepoint"
+    flow = df[df["dst"] == "10.0.0.2:5201"]
+    assert len(flow) == 4  # the "Web Content" task name has a space and is still read
+
+
+def test_tcp_probe_tracepoint_kernel416_and_perf_script():
+    df = m.read_tcp_probe(DATA / "tcpprobe_trace_416.txt")
+    assert df["cwnd_segments"].tolist() == [20, 20, 21]
+    assert df["ssthresh_segments"].tolist() == [15, 15, 15]
+    assert df["bytes"].tolist() == [0, 0, 0]  # "length=" of kernel 4.16
+    assert df["time_s"].iloc[2] == pytest.approx(250.020001)
+
+
+def test_tcp_probe_recorded_trace_is_gzip_and_one_flow_has_losses():
+    df = m.read_tcp_probe(RECORDED / "tcp_probe_trace.txt.gz", port=5201)
+    data_flows = df.groupby(["src", "dst"], observed=True).size().sort_values()
+    src, dst = data_flows.index[-1]
+    flow = df[(df["src"] == src) & (df["dst"] == dst)]
+    assert len(flow) > 500
+    assert (flow["rtt_s"] > 0).all()
+
+
+def test_tcp_probe_vectorised_path_on_many_chunks(tmp_path):
+    # more than one chunk, so the threaded chunk pipeline and line numbering are exercised
+    line = ("  iperf3-1 [000] ..s1. {t:.6f}: tcp_probe: family=AF_INET src=10.0.0.1:40000 dest=10.0.0.2:5201 "
+            "mark=0x0 data_len=0 snd_nxt={n:#x} snd_una=0x0 snd_cwnd={c} ssthresh=2147483647 snd_wnd=65535 "
+            "srtt={r} rcv_wnd=65535 sock_cookie=1\n")
+    n = 60_000
+    path = tmp_path / "big.txt"
+    with open(path, "w") as fh:
+        for i in range(n):
+            if i == 45_000:
+                fh.write("garbage tcp_probe: line\n")
+            fh.write(line.format(t=100 + i * 1e-4, n=i * 1448, c=10 + i % 90, r=1000 + i))
+    with pytest.warns(MalformedLinesWarning, match="line 45001"):
+        df = m.read_tcp_probe(path)
+    assert len(df) == n
+    assert df["cwnd_segments"].tolist()[:3] == [10, 11, 12]
+    assert df["seq"].iloc[-1] == (n - 1) * 1448
+    assert df["rtt_s"].iloc[-1] == pytest.approx((1000 + n - 1) * 1e-6)
+    assert np.all(np.diff(df["time_s"]) > 0)
+
+
+def test_tcp_probe_rejects_other_formats_and_bad_arguments():
+    with pytest.raises(MeasurementFormatError, match="tcp_probe"):
+        m.read_tcp_probe(DATA / "qlen.txt")
+    with pytest.raises(ValueError, match="srtt_unit"):
+        m.read_tcp_probe(DATA / "tcpprobe_proc11.txt", srtt_unit="fortnights")
+
+
+# --------------------------------------------------------------------------------------
+# ss
+
+
+def test_ss_samples_rates_rtt_retrans():
+    df = m.read_ss(DATA / "ss_samples.txt")
+    assert df["sample"].tolist() == [0, 0, 1]
+    assert df["time_s"].tolist() == [1709634000.0, 1709634000.0, 1709634000.5]
+    flow = df[df["src"] == "10.0.0.1:43402"]
+    assert flow["cwnd_segments"].tolist() == [42, 47]
+    assert flow["ssthresh_segments"].tolist() == [30, 30]
+    assert flow["rtt_s"].tolist() == pytest.approx([0.0315, 0.0382])
+    assert flow["retransmits"].tolist() == [10, 10]
+    assert flow["send_bps"].tolist() == pytest.approx([15.4e6, 14251882])
+    assert flow["delivery_rate_bps"].tolist() == pytest.approx([9.8e6, 9923077])
+    assert flow["app_limited"].tolist() == [False, True]
+    assert df["cc"].unique().tolist() == ["cubic"]
+    assert math.isnan(df["ssthresh_segments"].iloc[0])
+
+
+def test_ss_old_version_bare_stamps_and_oneline():
+    df = m.read_ss(DATA / "ss_old.txt", port=5001)
+    assert df["time_s"].tolist() == [1709634100.25, 1709634100.75]
+    assert df["cwnd_segments"].tolist() == [182, 91]
+    assert df["rtt_s"].iloc[0] == pytest.approx(1.0295)
+    assert df["cc"].tolist() == ["reno", "reno"]
+    one = m.read_ss(DATA / "ss_oneline.txt")
+    assert one["cwnd_segments"].tolist() == [88]
+    assert one["send_bps"].iloc[0] == pytest.approx(1.3e9)
+    assert one["cc"].iloc[0] == "bbr"
+    assert m.read_ss(DATA / "ss_old.txt", port=9).empty
+
+
+def test_ss_recorded():
+    df = m.read_ss(RECORDED / "ss_tin.txt", port=5201)
+    assert df["sample"].nunique() >= 5
+    assert df["cwnd_segments"].max() > 10
+
+
+# --------------------------------------------------------------------------------------
+# tc and qlen
+
+
+def test_tc_text_samples_kb_backlog_and_repeated_qdisc():
+    df = m.read_tc_qdisc(DATA / "tc_samples.txt")
+    fifo = df[df["kind"] == "pfifo"]
+    assert fifo["sample"].tolist() == [0, 1, 2]
+    assert fifo["drops"].tolist() == [0, 4, 9]
+    assert fifo["backlog_packets"].tolist() == [10, 20, 19]
+    assert fifo["backlog_bytes"].tolist() == [15140, 29 * 1024, 28766]
+    assert fifo["time_s"].tolist()[:2] == [1709634200.0, 1709634200.1]
+    assert fifo["parent"].unique().tolist() == ["1:10"]
+    assert df[df["kind"] == "htb"]["parent"].unique().tolist() == ["root"]
+
+
+def test_tc_red_marks_and_dev():
+    df = m.read_tc_qdisc(DATA / "tc_red.txt")
+    red = df[df["kind"] == "red"].iloc[0]
+    assert (red["marked"], red["early_drops"], red["backlog_packets"], red["dev"]) == (40, 25, 30, "r1-eth1")
+    assert math.isnan(df[df["kind"] == "htb"]["marked"].iloc[0])
+
+
+def test_tc_json_with_stamps_matches_text_semantics():
+    df = m.read_tc_qdisc(DATA / "tc_samples.json")
+    fifo = df[df["kind"] == "pfifo"]
+    assert fifo["backlog_packets"].tolist() == [10, 20]
+    assert fifo["drops"].tolist() == [0, 3]
+    assert fifo["time_s"].tolist() == [1709634300.0, 1709634301.0]
+    rec = m.read_tc_qdisc(RECORDED / "tc_s_qdisc.json")
+    assert set(rec["kind"]) == {"htb", "pfifo"}
+
+
+def test_tc_truncated_json():
+    with pytest.raises(MeasurementFormatError, match="truncated"):
+        m.read_tc_qdisc('[{"kind":"pfifo","handle":"10:",\n')
+
+
+def test_qlen_header_and_malformed_line():
+    with pytest.warns(MalformedLinesWarning):
+        df = m.read_qlen(DATA / "qlen.txt")
+    assert df["backlog_packets"].tolist() == [0, 7, 20, 19]
+    assert df["time_s"].iloc[1] == pytest.approx(1709634400.1)
+    assert df.attrs["malformed"]["lines"] == [5]
+
+
+# --------------------------------------------------------------------------------------
+# ns-3
+
+
+def test_ns3_quantity_from_file_name():
+    cwnd = m.read_ns3(DATA / "ns3-cwnd.data")
+    assert cwnd.columns.tolist() == ["time_s", "cwnd_bytes"]
+    assert cwnd["cwnd_bytes"].tolist() == [0, 536, 1072, 1608, 536, 804]
+    ssth = m.read_ns3(DATA / "ns3-ssth.data")
+    assert ssth["ssthresh_bytes"].isna().tolist() == [False, True, False]
+    rtt = m.read_ns3(DATA / "ns3-rtt.data")
+    assert rtt["rtt_s"].iloc[1] == pytest.approx(0.1024)
+
+
+def test_ns3_old_new_tabs_and_units():
+    df = m.read_ns3(DATA / "ns3_oldnew.cwnd")
+    assert df.columns.tolist() == ["time_s", "cwnd_bytes", "cwnd_before_bytes"]
+    assert df["cwnd_before_bytes"].tolist() == [0, 536, 1072, 1608, 536]
+    seg = m.read_ns3(DATA / "ns3_oldnew.cwnd", unit="segments")
+    assert "cwnd_segments" in seg.columns
+    ms = m.read_ns3("0 100\n1 250\n", quantity="rtt", unit="ms")
+    assert ms["rtt_s"].tolist() == [0.1, 0.25]
+    with pytest.raises(ValueError, match="quantity"):
+        m.read_ns3("0 1\n", quantity="bananas")
+    with pytest.raises(ValueError, match="unit"):
+        m.read_ns3("0 1\n", quantity="rtt", unit="bytes")
+
+
+def test_ns3_mixed_garbage_goes_line_by_line():
+    with pytest.warns(MalformedLinesWarning):
+        df = m.read_ns3("0 1\n# comment\n1 2 3\nnot numbers\n2.5e0 4\n", quantity="value")
+    assert df["value"].tolist() == [1, 3, 4]
+    assert df.attrs["malformed"]["lines"] == [4]
+
+
+# --------------------------------------------------------------------------------------
+# tshark
+
+
+def test_tshark_csv_analysis_flags_ecn():
+    df = m.read_tshark(DATA / "tshark.csv")
+    assert df["src"].iloc[0] == "10.0.0.1:45000"
+    assert df["retransmission"].tolist() == [False, False, False, False, True, False]
+    assert df["duplicate_ack"].tolist() == [False, False, False, True, False, False]
+    assert df["ecn"].iloc[:5].tolist() == [2, 0, 3, 0, 2]
+    assert df["ece"].iloc[3] and df["cwr"].iloc[4]
+    assert df["rtt_s"].iloc[1] == pytest.approx(1e-4)
+    assert df["bytes_in_flight"].iloc[4] == 2896
+    assert math.isnan(df["bytes"].iloc[5])  # a non-TCP frame
+
+
+def test_tshark_tab_separated_ipv6_true_false_booleans():
+    df = m.read_tshark(DATA / "tshark.tsv")
+    assert df["src"].iloc[0] == "[2001:db8::1]:45100"
+    assert df["ece"].tolist() == [False, True, False]
+    assert df["retransmission"].tolist() == [False, False, True]
+    assert df["time_s"].iloc[0] == pytest.approx(1709634500.0)
+    assert df["rwnd_bytes"].tolist() == [65535] * 3
+
+
+def test_tshark_recorded_and_bad_header():
+    df = m.read_tshark(RECORDED / "tshark_fields.csv.gz")
+    assert len(df) > 100
+    assert df["duplicate_ack"].any()
+    with pytest.raises(MeasurementFormatError, match="line 1.*header of tshark field names"):
+        m.read_tshark("a,b,c\n1,2,3\n")
+
+
+def test_tshark_rows_with_wrong_field_count_are_malformed():
+    text = "frame.time_relative,tcp.len\n0.1,100\n0.2,100,7\n0.3,200\n"
+    with pytest.warns(MalformedLinesWarning):
+        df = m.read_tshark(text)
+    assert df["bytes"].tolist() == [100, 200]
+    assert df.attrs["malformed"]["lines"] == [3]
+
+
+# --------------------------------------------------------------------------------------
+# inputs accepted by every reader
+
+
+@pytest.mark.parametrize("kind", ["str_path", "pathlib", "text", "bytes", "text_stream", "binary_stream", "gzip"])
+def test_every_kind_of_input(kind, tmp_path):
+    path = DATA / "ping_plain.txt"
+    raw = path.read_bytes()
+    source = {
+        "str_path": str(path),
+        "pathlib": path,
+        "text": raw.decode(),
+        "bytes": raw,
+        "text_stream": io.StringIO(raw.decode()),
+        "binary_stream": io.BytesIO(raw),
+    }.get(kind)
+    if kind == "gzip":
+        source = tmp_path / "ping.txt.gz"
+        source.write_bytes(gzip.compress(raw))
+    df = m.read_ping(source)
+    assert df["seq"].tolist() == [1, 2, 4]
+    assert m.read(source if kind not in ("text_stream", "binary_stream") else type(source)(source.getvalue())).attrs["format"] == "ping"
+
+
+def test_crlf_and_bom():
+    raw = "\ufeff" + (DATA / "labtool_udpclient.txt").read_text().replace("\n", "\r\n")
+    assert len(m.read_labtool(raw)) == 4
+    assert len(m.read_tcp_probe((DATA / "tcpprobe_proc11.txt").read_text().replace("\n", "\r\n"))) == 5
+
+
+def test_missing_file_and_directory(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        m.read_ping(tmp_path / "nope.txt")
+    with pytest.raises(MeasurementFormatError, match="directory"):
+        m.read_ping(tmp_path)
+
+
+def test_attrs_survive_and_are_plain_data():
+    df = m.read_iperf3(DATA / "iperf3_client.json")
+    copy = df.copy()
+    assert copy.attrs["malformed"] == {"count": 0, "lines": []}
+    pd.concat([df, df])  # attrs hold only plain data, so concatenation compares them safely
+
+
+def test_gzip_binary_stream_for_the_vectorised_readers():
+    raw = (DATA / "tcpprobe_proc11.txt").read_bytes()
+    df = m.read_tcp_probe(io.BytesIO(gzip.compress(raw)))
+    assert len(df) == 5
+
+
+def test_tcp_probe_trace_with_only_its_header():
+    with pytest.raises(MeasurementFormatError, match=r"line 1: not tcp_probe output"):
+        m.read_tcp_probe("# tracer: nop\n#\n")
