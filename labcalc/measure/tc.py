@@ -284,6 +284,7 @@ def read_qlen(path) -> pd.DataFrame:
     name, text = open_text(path)
     rep = Report(name, FORMAT_QLEN, EXPECTED_QLEN)
     t, q = [], []
+    header_seen = False
     for i, line in iter_lines(text):
         s = line.strip()
         if not s:
@@ -293,8 +294,11 @@ def read_qlen(path) -> pd.DataFrame:
             t.append(float(m["t"]))
             q.append(float(m["q"]))
             rep.ok()
-        elif not t and not rep.malformed_count and re.match(r"^[A-Za-z_# ][\w ]*[,;\t ]\s*[A-Za-z_][\w ]*$", s):
-            rep.content(i, s)  # a header line
+        elif not (t or header_seen or rep.malformed_count) and re.match(
+            r"^[A-Za-z_# ][\w ]*[,;\t ]\s*[A-Za-z_][\w ]*$", s
+        ):
+            header_seen = True  # one header line before the data, e.g. "time,qlen"
+            rep.content(i, s)
         else:
             rep.bad(i, s)
     rep.require_something()
