@@ -25,7 +25,18 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-__all__ = ["REQUIRED_COLUMNS", "load_measurements", "measured", "compare", "MeasurementError"]
+__all__ = [
+    "REQUIRED_COLUMNS",
+    "load_measurements",
+    "measured",
+    "compare",
+    "compare_measured",
+    "format_comparison",
+    "pick",
+    "check_answer",
+    "AnswerCheck",
+    "MeasurementError",
+]
 
 #: Columns every measurement file must have (``note`` is optional).
 REQUIRED_COLUMNS = ("question", "scenario", "flow", "metric", "value", "unit")
@@ -201,3 +212,359 @@ def compare(rows, rtol: float = 0.05):
     df = df.set_index("label")
     df.attrs["rtol"] = rtol
     return df
+
+
+# --------------------------------------------------------------------------------------
+# notebooks: predictions against a measurement file, fixed-precision text, answer checks
+# --------------------------------------------------------------------------------------
+
+#: Display scale and unit of each base unit in comparison tables (as :func:`compare`).
+_DISPLAY = {"bit/s": (1e3, "kbit/s"), "s": (1e-3, "ms"), "byte": (1.0, "bytes"),
+            "packet": (1.0, "packets"), "1": (0.01, "%")}
+
+
+def compare_measured(measurements, rows, rtol: float = 0.05):
+    """Predictions next to the matching rows of a measurement file.
+
+    Like :func:`compare`, but the measured values are looked up in ``measurements``
+    (the output of :func:`load_measurements`). A prediction without a matching row is
+    kept with ``measured`` NaN and the verdict ``"missing"``, so a student's own file may
+    hold only some of the experiments.
+
+    Parameters
+    ----------
+    measurements : pandas.DataFrame
+        From :func:`load_measurements`.
+    rows : iterable of (label, predicted, unit, selector)
+        ``predicted`` in base units, ``unit`` as in :func:`compare`, ``selector`` a dict
+        with ``question`` and optionally ``scenario``, ``flow``, ``metric`` (as in
+        :func:`measured`).
+    rtol : float, default 0.05
+        Threshold of the verdict (see :func:`compare`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The columns of :func:`compare`; ``df.attrs["rtol"]`` is the threshold.
+
+    Raises
+    ------
+    ValueError
+        A matching measurement whose unit is not of the predicted kind (e.g. a loss
+        compared with a rate), or more than one matching row.
+
+    Examples
+    --------
+    >>> import io
+    >>> m = load_measurements(io.StringIO(
+    ...     "question,scenario,flow,metric,value,unit\\nQ7,5M,h1,goodput,4798,kbit/s\\n"))
+    >>> t = compare_measured(m, [
+    ...     ("Q7 goodput", 4_798_464.5, "bit/s", dict(question="Q7", metric="goodput")),
+    ...     ("Q7 loss", 0.0403, "1", dict(question="Q7", metric="loss")),
+    ... ], rtol=0.01)
+    >>> t.verdict.tolist()
+    ['close', 'missing']
+    """
+    import numpy as np
+    import pandas as pd
+
+    rows = list(rows)
+    present, values = [], []
+    for label, predicted, unit, selector in rows:
+        try:
+            value = measured(measurements, **selector)
+        except KeyError as exc:
+            if exc.args and str(exc.args[0]).startswith("0 measurements"):
+                present.append(False)
+                values.append(np.nan)
+                continue
+            raise ValueError(f"{label}: {exc.args[0]}") from None
+        sel = measurements["question"] == selector["question"]
+        for column in ("scenario", "flow", "metric"):
+            if selector.get(column) is not None:
+                sel &= measurements[column] == selector[column]
+        got = measurements.loc[sel, "base_unit"].iloc[0]
+        if got != unit:
+            raise ValueError(f"{label}: the measurement is in {got!r}, the prediction in {unit!r}")
+        present.append(True)
+        values.append(value)
+    table = compare([(r[0], r[1], v if ok else 0.0, r[2]) for r, v, ok in zip(rows, values, present)],
+                    rtol=rtol)
+    for (label, *_), ok in zip(rows, present):
+        if not ok:
+            table.loc[label, ["measured", "error", "rel_error"]] = np.nan
+            table.loc[label, "verdict"] = "missing"
+    return table
+
+
+def format_comparison(table, digits: int = 1, label_width: int | None = None) -> str:
+    """A comparison table as fixed-precision text (stable output for notebooks).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        From :func:`compare` or :func:`compare_measured`.
+    digits : int, default 1
+        Decimals of predicted, measured and error (in the display unit).
+    label_width : int, optional
+        Width of the label column (default: the longest label).
+
+    Returns
+    -------
+    str
+        A first line stating the threshold, a header, one line per row. The relative
+        error is in percent; for losses (shown in %) the error is in points and the
+        relative error is left blank.
+
+    Examples
+    --------
+    >>> t = compare([("Q7 goodput", 4_690_431.5, 4_798_000.0, "bit/s"),
+    ...              ("Q7 loss", 0.062, 0.0403, "1")], rtol=0.02)
+    >>> print(format_comparison(t))
+    verdict: close when |measured - predicted| <= 2 % of predicted (losses: within 2 percentage points)
+    label       predicted  measured  unit     error  rel. error  verdict
+    Q7 goodput     4690.4    4798.0  kbit/s  +107.6     +2.29 %  off
+    Q7 loss           6.2       4.0  %         -2.2              off
+    """
+    import math as _m
+
+    rtol = table.attrs.get("rtol")
+    lines = []
+    if rtol is not None:
+        pct = f"{rtol * 100:g}"
+        lines.append(f"verdict: close when |measured - predicted| <= {pct} % of predicted "
+                     f"(losses: within {pct} percentage point{'' if pct == '1' else 's'})")
+    labels = [str(i) for i in table.index]
+    width = max([len("label")] + [len(x) for x in labels]) if label_width is None else label_width
+
+    def num(x, sign=False, places=digits):
+        if x is None or (isinstance(x, float) and _m.isnan(x)):
+            return "-"
+        if round(x, places) == 0:
+            x = 0.0  # no "-0.0"
+        return f"{x:+.{places}f}" if sign else f"{x:.{places}f}"
+
+    cells = []
+    for label, row in zip(labels, table.itertuples(index=False)):
+        rel = row.rel_error
+        rel_text = "" if rel is None or _m.isnan(rel) else (
+            "inf" if _m.isinf(rel) else f"{num(rel * 100, sign=True, places=2)} %")
+        cells.append((label, num(row.predicted), num(row.measured), str(row.unit),
+                      num(row.error, sign=True), rel_text, str(row.verdict)))
+    head = ("label", "predicted", "measured", "unit", "error", "rel. error", "verdict")
+    widths = [max(len(h), *(len(c[k]) for c in cells)) if cells else len(h) for k, h in enumerate(head)]
+    widths[0] = max(width, len(head[0]))
+    align = ["<", ">", ">", "<", ">", ">", "<"]
+
+    def line(values):
+        return "  ".join(f"{v:{a}{w}}" for v, a, w in zip(values, align, widths)).rstrip()
+
+    lines.append(line(head))
+    lines.extend(line(c) for c in cells)
+    return "\n".join(lines)
+
+
+def pick(answers, question: str, contains: str | None = None) -> float:
+    """One value of an answers table (``labcalc.labs.lab5.answers()``), by question and item.
+
+    Parameters
+    ----------
+    answers : pandas.DataFrame
+        Columns ``question``, ``item``, ``value``.
+    question : str
+        Question id, e.g. ``"Q13"``.
+    contains : str, optional
+        Text the ``item`` must contain (case-sensitive), e.g. ``"A2: loss of h1"``.
+
+    Raises
+    ------
+    KeyError
+        When no row or several rows match.
+
+    Examples
+    --------
+    >>> from labcalc.labs import lab5
+    >>> round(pick(lab5.answers(), "Q13", "A2: goodput of h1") / 1e6, 3)
+    0.938
+    """
+    sel = answers["question"] == question
+    if contains is not None:
+        sel &= answers["item"].str.contains(contains, regex=False)
+    rows = answers[sel]
+    if len(rows) != 1:
+        raise KeyError(f"{len(rows)} answers match question={question!r}, contains={contains!r}; "
+                       "expected exactly one")
+    return float(rows["value"].iloc[0])
+
+
+class AnswerCheck:
+    """Outcome of :func:`check_answer`: ``correct``, ``score`` (0 or 1), ``message``.
+
+    It is truthy when the answer is correct.
+    """
+
+    __slots__ = ("correct", "score", "message", "answer", "expected")
+
+    def __init__(self, correct, message, answer=None, expected=None):
+        self.correct = bool(correct)
+        self.score = 1.0 if correct else 0.0
+        self.message = message
+        self.answer = answer
+        self.expected = expected
+
+    def __bool__(self):
+        return self.correct
+
+    def __repr__(self):
+        return f"AnswerCheck(correct={self.correct})"
+
+
+def _unit_scale(unit: str) -> tuple[float, str]:
+    """(base units per display unit, base unit) of a display unit such as 'kbit/s'."""
+    from labcalc.units import parse_quantity
+
+    if unit in ("", "1"):
+        return 1.0, "1"
+    if unit == "%":
+        return 0.01, "1"
+    return parse_quantity(f"1 {unit}")
+
+
+def _as_base(value, unit_scale, what):
+    from labcalc.units import parse_quantity
+
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            return (float(text) * unit_scale[0], unit_scale[1]) if unit_scale else parse_quantity(text)
+        except ValueError:
+            return parse_quantity(text)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) and not hasattr(value, "__float__"):
+        raise ValueError(f"{what} must be a number or a text like '4.69 Mbit/s'; got {value!r}")
+    number = float(value)
+    if not math.isfinite(number):
+        raise ValueError(f"{what} must be finite; got {value!r}")
+    if unit_scale is None:
+        return number, None
+    return number * unit_scale[0], unit_scale[1]
+
+
+_HINTS = ((1e3, "a factor 1000 away: check the prefix (m, k, M)"),
+          (1e6, "a factor 10^6 away: check the prefix (bit/s, Mbit/s)"),
+          (8.0, "a factor 8 away: bits or bytes?"),
+          (100.0, "a factor 100 away: a fraction or a percentage?"))
+
+
+def check_answer(answer, expected, unit: str | None = None, rtol: float = 0.01,
+                 atol: float = 0.0, label: str = "answer", quiet: bool = False) -> AnswerCheck:
+    """Check a numeric answer against the expected value, with units and a tolerance.
+
+    Prints one line (unless ``quiet``) and returns an :class:`AnswerCheck`.
+
+    Parameters
+    ----------
+    answer : number or str
+        A bare number is read in ``unit``; a text may carry its own unit
+        (``"4.69 Mbit/s"``, ``"4690 kbps"``, ``"6.2 %"``, ``"300 ms"``). None or ``...``
+        means "not answered yet".
+    expected : float or str
+        The expected value in base units (bit/s, byte, s, packet, or a fraction for
+        losses), as labcalc computes it, or a text with a unit.
+    unit : str, optional
+        Unit of the question, e.g. ``"kbit/s"``, ``"Mbit/s"``, ``"bytes"``, ``"ms"``,
+        ``"%"``; used for bare-number answers and for the printed values.
+    rtol : float, default 0.01
+        Relative tolerance: correct when ``|answer - expected| <= atol + rtol |expected|``.
+    atol : float, default 0
+        Absolute tolerance in base units (useful when the expected value is 0).
+    label : str, default "answer"
+        Printed at the start of the line (e.g. the question id).
+    quiet : bool, default False
+        Do not print.
+
+    Returns
+    -------
+    AnswerCheck
+        ``correct``, ``score`` (1 or 0), ``message`` (the printed line).
+
+    Notes
+    -----
+    The expected value is not printed when the answer is wrong; the relative
+    difference is, with a hint when it is a factor 1000, 10^6, 8 or 100 (prefix, bits
+    and bytes, fraction and percentage).
+
+    Examples
+    --------
+    >>> ok = check_answer("4.69 Mbit/s", 4_690_431.5, unit="kbit/s", label="Q4")
+    Q4: correct (4690 kbit/s, expected 4690 kbit/s within 1 %)
+    >>> ok = check_answer(4798, 4_690_431.5, unit="kbit/s", label="Q4")
+    Q4: not yet: 4798 kbit/s is +2.29 % from the expected value (tolerance 1 %)
+    >>> ok = check_answer(586, 4_690_431.5, unit="kbit/s", label="Q4")
+    Q4: not yet: 586 kbit/s is -87.51 % from the expected value (tolerance 1 %); a factor 8 away: bits or bytes?
+    >>> bool(check_answer("586 kB/s", 4_690_431.5, unit="kbit/s", quiet=True))
+    True
+    """
+    if unit is None and isinstance(expected, str):
+        from labcalc.units import parse_quantity
+
+        expected_base, base_unit = parse_quantity(expected)
+        unit_scale = None
+    else:
+        unit_scale = _unit_scale(unit) if unit is not None else None
+        if isinstance(expected, str):
+            from labcalc.units import parse_quantity
+
+            expected_base, base_unit = parse_quantity(expected)
+        else:
+            expected_base, _ = _as_base(expected, None, "expected")
+            base_unit = unit_scale[1] if unit_scale else None
+    if unit_scale is not None and base_unit is not None and unit_scale[1] != base_unit:
+        raise ValueError(f"unit {unit!r} does not measure the expected quantity ({base_unit})")
+    if not (isinstance(rtol, (int, float)) and rtol >= 0 and isinstance(atol, (int, float)) and atol >= 0):
+        raise ValueError(f"rtol and atol must be >= 0; got rtol={rtol!r}, atol={atol!r}")
+    shown_scale, shown_unit = (unit_scale[0], unit) if unit_scale else (1.0, base_unit or "")
+    if shown_unit == "1":
+        shown_unit = ""
+
+    def show(v):
+        return f"{v / shown_scale:.4g} {shown_unit}".rstrip()
+
+    tol_text = f"{rtol * 100:g} %"
+    if answer is None or answer is Ellipsis or (isinstance(answer, str) and not answer.strip()):
+        message = (f"{label}: no answer yet (type it as a number"
+                   + (f" in {shown_unit} or as a text with a unit)" if shown_unit else ")"))
+        result = AnswerCheck(False, message, None, expected_base)
+    else:
+        try:
+            answer_base, answer_unit = _as_base(answer, unit_scale, "answer")
+        except ValueError as exc:
+            message = f"{label}: cannot read the answer ({exc})"
+            result = AnswerCheck(False, message, None, expected_base)
+        else:
+            if answer_unit is None:
+                answer_unit = base_unit
+            if base_unit is not None and answer_unit != base_unit:
+                message = (f"{label}: not yet: the answer is in {answer_unit}, the question asks for "
+                           f"{base_unit}")
+                result = AnswerCheck(False, message, answer_base, expected_base)
+            elif abs(answer_base - expected_base) <= atol + rtol * abs(expected_base):
+                message = f"{label}: correct ({show(answer_base)}, expected {show(expected_base)} within {tol_text})"
+                result = AnswerCheck(True, message, answer_base, expected_base)
+            else:
+                if expected_base:
+                    rel = (answer_base - expected_base) / abs(expected_base)
+                    diff = f"is {rel * 100:+.2f} % from the expected value"
+                else:
+                    diff = "differs from the expected value 0"
+                hint = ""
+                if expected_base and answer_base:
+                    ratio = abs(answer_base / expected_base)
+                    for factor, text in _HINTS:
+                        if abs(ratio / factor - 1) < 0.05 or abs(ratio * factor - 1) < 0.05:
+                            hint = f"; {text}"
+                            break
+                message = f"{label}: not yet: {show(answer_base)} {diff} (tolerance {tol_text}){hint}"
+                result = AnswerCheck(False, message, answer_base, expected_base)
+    if not quiet:
+        print(result.message)
+    return result

@@ -56,6 +56,9 @@ __all__ = [
     "max_goodput_bps",
     "packets_per_second",
     "payload_for_mtu",
+    "frames_for_mtu",
+    "ECN_CODEPOINTS",
+    "ecn_codepoint",
 ]
 
 #: Preamble (7) + start frame delimiter (1) [byte]; IEEE 802.3 clause 3.2.1-3.2.2.
@@ -600,3 +603,128 @@ def payload_for_mtu(
         raise ValueError(f"mtu must be at least {minimum} bytes for IP{ip}; got {mtu}")
     payload = mtu - frame(0, transport, ip, tcp_options_bytes).ip_bytes
     return payload
+
+
+def frames_for_mtu(
+    payload_bytes: int,
+    mtu_bytes: int = 1500,
+    transport: str = "udp",
+    ip: str = "v4",
+    tcp_options_bytes: int = 0,
+    vlan: bool = False,
+) -> FrameTrain:
+    """The frames that carry ``payload_bytes`` of application data over a link of MTU ``mtu_bytes``.
+
+    TCP cuts the data into segments of one MSS (``payload_for_mtu``); a UDP datagram
+    larger than the MTU is cut by IP into fragments, the first carrying the UDP header.
+
+    Parameters
+    ----------
+    payload_bytes : int
+        Application data of one TCP write / one UDP datagram [byte], >= 0.
+    mtu_bytes : int, default 1500
+        Largest IP packet of the link [byte].
+    transport, ip, tcp_options_bytes, vlan
+        As in :func:`frame`.
+
+    Returns
+    -------
+    FrameTrain
+        One frame when the data fits; otherwise the segments or fragments, each with
+        its own Ethernet and IP headers.
+
+    Raises
+    ------
+    ValueError
+        As :func:`frame` and :func:`payload_for_mtu` (an MTU below the IP minimum).
+
+    Notes
+    -----
+    IPv4 fragments carry at most ``floor((MTU - 20) / 8) * 8`` bytes of the datagram
+    (UDP header + data) each; IPv6 fragments add an 8-byte fragment header after the
+    40-byte header (counted here with the IP header) and carry
+    ``floor((MTU - 48) / 8) * 8`` bytes.
+
+    References
+    ----------
+    RFC 791 section 2.3 (fragmentation, offsets in units of 8 bytes); RFC 8200
+    section 4.5 (IPv6 fragment header); RFC 9293 section 3.7.1 (MSS).
+
+    Examples
+    --------
+    A 3000-byte UDP datagram over a 1500-byte MTU: three IPv4 fragments.
+
+    >>> train = frames_for_mtu(3000, 1500, "udp")
+    >>> [f.ip_bytes for f in train.frames], train.wire_bytes
+    ([1500, 1500, 68], 3182)
+    >>> round(train.efficiency("tc"), 4)
+    0.9646
+    >>> len(frames_for_mtu(2896, 1500, "tcp", tcp_options_bytes=12).frames)
+    2
+    """
+    payload_bytes = _check_int("payload_bytes", payload_bytes, 0)
+    if transport == "tcp":
+        mss = payload_for_mtu(mtu_bytes, "tcp", ip, tcp_options_bytes)
+        return segment_frames(payload_bytes, mss, "tcp", ip, tcp_options_bytes, vlan)
+    single = frame(payload_bytes, transport, ip, tcp_options_bytes, vlan)
+    mtu_bytes = _check_int("mtu_bytes", mtu_bytes, 0)
+    payload_for_mtu(mtu_bytes, "udp", ip)  # checks the MTU against the IP minimum
+    if single.ip_bytes <= mtu_bytes:
+        return FrameTrain((single,))
+    ip_header = IP_HEADER_BYTES[ip] + (8 if ip == "v6" else 0)
+    chunk = (mtu_bytes - ip_header) // 8 * 8
+    datagram = TRANSPORT_HEADER_BYTES["udp"] + payload_bytes
+    eth = ETHERNET_HEADER_BYTES + (VLAN_TAG_BYTES if vlan else 0)
+    frames = []
+    offset = 0
+    while offset < datagram:
+        size = min(chunk, datagram - offset)
+        header = TRANSPORT_HEADER_BYTES["udp"] if offset == 0 else 0
+        unpadded = eth + ip_header + size + FCS_BYTES
+        frames.append(Frame(
+            payload_bytes=size - header,
+            transport="udp",
+            ip=ip,
+            transport_header_bytes=header,
+            ip_header_bytes=ip_header,
+            ethernet_header_bytes=eth,
+            padding_bytes=max(0, MIN_FRAME_BYTES - unpadded),
+        ))
+        offset += size
+    return FrameTrain(tuple(frames))
+
+
+#: The two ECN bits of the IP header (low bits of the IPv4 TOS / IPv6 traffic class
+#: byte), RFC 3168 section 5.
+ECN_CODEPOINTS = {0b00: "Not-ECT", 0b10: "ECT(0)", 0b01: "ECT(1)", 0b11: "CE"}
+
+
+def ecn_codepoint(tos: int) -> tuple[str, str]:
+    """The ECN field of a TOS / traffic-class byte: its two bits and their meaning.
+
+    Parameters
+    ----------
+    tos : int
+        The IPv4 TOS (or IPv6 traffic class) byte, 0..255, as Wireshark shows it
+        (``0x02`` = DSCP 0 with ECT(0)).
+
+    Returns
+    -------
+    (str, str)
+        The two bits (``"10"``) and the codepoint name (``"ECT(0)"``): Not-ECT (the
+        sender does not do ECN), ECT(0) / ECT(1) (ECN-capable transport), CE (congestion
+        experienced: a router marked the packet instead of dropping it).
+
+    References
+    ----------
+    RFC 3168 section 5 (codepoints), section 6.1 (the TCP ECE and CWR flags).
+
+    Examples
+    --------
+    >>> ecn_codepoint(0x02), ecn_codepoint(0x03)
+    (('10', 'ECT(0)'), ('11', 'CE'))
+    """
+    if isinstance(tos, bool) or not isinstance(tos, int) or not 0 <= tos <= 255:
+        raise ValueError(f"tos must be a byte value 0..255; got {tos!r}")
+    bits = tos & 0b11
+    return f"{bits:02b}", ECN_CODEPOINTS[bits]

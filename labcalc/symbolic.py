@@ -29,6 +29,8 @@ __all__ = [
     "udp_split_goodput",
     "cubic_k",
     "mathis_from_sawtooth",
+    "collapse_total_goodput",
+    "cubic_share_system",
 ]
 
 
@@ -280,3 +282,104 @@ def mathis_from_sawtooth() -> Derivation:
         ],
         {rate: formula},
     )
+
+
+def collapse_total_goodput() -> Derivation:
+    """Congestion collapse (handout section 2): total rate delivered vs C's sending rate.
+
+    Flow AB sends ``a`` and flow CD sends ``c`` (link rates) into the shared link of
+    capacity ``Cs``; CD then leaves on a link of capacity ``Cd``. A drop-tail FIFO keeps
+    the same share of each flow: ``Cs / (a + c)`` when overloaded.
+
+    Returns
+    -------
+    Derivation
+        Solution ``T`` (total delivered rate) as a sympy Piecewise in ``a, c, Cs, Cd``,
+        and ``T_inf``, its limit when C sends without bound (= Cd).
+
+    Notes
+    -----
+    With :math:`a + c > C_s`: AB delivers :math:`a C_s / (a + c)`, CD
+    :math:`\\min(c C_s / (a + c), C_d)`. Once CD is capped by its exit link, every
+    extra bit C sends only pushes AB's packets out of the shared link, so the total
+    falls from :math:`a + C_d` towards :math:`C_d`: the more aggressive C is, the less
+    the network delivers. Multiply by the payload efficiency to get goodputs.
+
+    References
+    ----------
+    Lab handout Q21-Q22; J.-Y. Le Boudec, *Rate adaptation, congestion control and
+    fairness: a tutorial*, EPFL, section 1.1.
+
+    Examples
+    --------
+    Handout Q21 (a = 1, c = 10, Cs = 1.5, Cd = 0.5 Mbit/s): 0.136 + 0.5 delivered.
+
+    >>> d = collapse_total_goodput()
+    >>> round(d.evaluate(a=1, c=10, Cs=1.5, Cd=0.5)["T"], 4)
+    0.6364
+    >>> d.evaluate(a=1, c=0.5, Cs=1.5, Cd=0.5)["T"]
+    1.5
+    >>> d.solution[d.symbols["T_inf"]]
+    C_d
+    """
+    a, c, Cs, Cd = sp.symbols("a c C_s C_d", positive=True)
+    T, T_inf, ab, cd = sp.symbols("T T_inf x_AB x_CD", positive=True)
+    accepted = Cs / (a + c)
+    ab_over = a * accepted
+    cd_over = sp.Min(c * accepted, Cd)
+    total = sp.Piecewise((a + sp.Min(c, Cd), a + c <= Cs), (ab_over + cd_over, True))
+    limit = sp.limit(ab_over + Cd, c, sp.oo)
+    steps = [
+        ("share of the traffic the shared link accepts when a + c > Cs", sp.Eq(sp.Symbol("r"), accepted)),
+        ("flow AB delivers", sp.Eq(ab, ab_over)),
+        ("flow CD delivers (its exit link caps it)", sp.Eq(cd, cd_over)),
+        ("total delivered", sp.Eq(T, total)),
+        ("when C sends without bound", sp.Eq(T_inf, limit)),
+    ]
+    return Derivation({"a": a, "c": c, "Cs": Cs, "Cd": Cd, "T": T, "T_inf": T_inf},
+                      steps, {T: total, T_inf: limit})
+
+
+def cubic_share_system() -> Derivation:
+    """Two CUBIC connections with RTTs R + Y and R at the same loss rate (cf. handout Q34).
+
+    Returns
+    -------
+    Derivation
+        ``g1 = C / (1 + ((R + Y) / R)^(1/4))`` and ``g2 = C - g1``.
+
+    Notes
+    -----
+    In CUBIC's own region the average window is
+    :math:`W = k\\,(RTT / p)^{3/4}` (RFC 9438 Section 5), so the rate
+    :math:`W L / RTT` goes as :math:`RTT^{-1/4} p^{-3/4}`. Two connections that see
+    the same p share in the ratio :math:`(R / (R + Y))^{1/4}` instead of Reno's
+    :math:`R / (R + Y)`.
+
+    References
+    ----------
+    RFC 9438, "CUBIC for Fast and Long-Distance Networks", Section 5; lab handout
+    Q36-Q38 (CUBIC less sensitive to the RTT than Reno).
+
+    Examples
+    --------
+    >>> sol = cubic_share_system().evaluate(C=5 * 2896 / 2986, R=0.3, Y=0.5)
+    >>> round(sol["g1"] * 1000), round(sol["g2"] * 1000)
+    (2129, 2720)
+    """
+    g1, g2, C, R, Y, p, k, L, rtt = sp.symbols("g1 g2 C R Y p k L RTT", positive=True)
+    window = k * (rtt / p) ** sp.Rational(3, 4)
+    rate = sp.simplify(window * L / rtt)
+    ratio = sp.simplify(rate.subs(rtt, R + Y) / rate.subs(rtt, R))
+    eqs = [sp.Eq(g1, ratio * g2), sp.Eq(g1 + g2, C)]
+    solved = sp.solve(eqs, [g1, g2], dict=True)[0]
+    solution = {g1: sp.simplify(solved[g1]), g2: sp.simplify(solved[g2])}
+    steps = [
+        ("CUBIC's average window (RFC 9438)", sp.Eq(sp.Symbol("W"), window)),
+        ("rate = W L / RTT", sp.Eq(sp.Symbol("x"), rate)),
+        ("same p: h1 / h2", sp.Eq(g1 / g2, ratio)),
+        ("the bottleneck is full", eqs[1]),
+        ("h1", sp.Eq(g1, solution[g1])),
+        ("h2", sp.Eq(g2, solution[g2])),
+    ]
+    return Derivation({"g1": g1, "g2": g2, "C": C, "R": R, "Y": Y}, steps, solution)

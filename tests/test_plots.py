@@ -1,0 +1,143 @@
+"""labcalc.plots: every function draws what it is given (counted artists, not pixels)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+
+from labcalc import framing, plots  # noqa: E402
+
+
+def test_import_labcalc_plots_does_not_import_matplotlib():
+    code = "import sys, labcalc.plots; print('matplotlib' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_figures_are_not_kept_by_pyplot():
+    import matplotlib.pyplot as plt
+
+    before = plt.get_fignums()
+    plots.curves([0, 1], {"a": [0, 1]})
+    assert plt.get_fignums() == before
+
+
+def test_new_axes_and_given_axes():
+    fig, ax = plots.new_axes()
+    assert fig.dpi == 100 and len(fig.axes) == 1
+    fig2 = plots.curves([0, 1], {"a": [1, 2]}, ax=ax)
+    assert fig2 is fig and len(ax.lines) == 1
+
+
+def test_to_png_is_a_png_and_deterministic():
+    fig = plots.curves([0, 1, 2], {"a": [1, 2, 3]}, title="t")
+    first, second = plots.to_png(fig), plots.to_png(fig)
+    assert first[:8] == b"\x89PNG\r\n\x1a\n"
+    assert first == second
+
+
+@pytest.mark.parametrize("accountings, expected", [
+    (("wire", "frame", "tc", "ip"), 6 + 4 + 3 + 2),
+    (("wire", "tc"), 6 + 3),
+    (("ip",), 2),
+])
+def test_accounting_bars_draw_one_segment_per_counted_overhead_layer(accountings, expected):
+    fig = plots.accounting_bars(framing.frame(1000), accountings)
+    ax = fig.axes[0]
+    assert len(ax.patches) == expected
+    assert [t.get_text().split()[0] for t in ax.get_yticklabels()] == list(accountings)
+    # the totals written next to the bars are the accounting's byte counts
+    texts = " ".join(t.get_text() for t in ax.texts)
+    for acc in accountings:
+        assert f"{framing.frame(1000).bytes(acc)} B" in texts
+
+
+def test_accounting_bars_with_payload_and_padding_and_trains():
+    fig = plots.accounting_bars(framing.frame(1), ("frame",), show_payload=True)
+    # Ethernet, IP, UDP headers, payload, padding, FCS
+    assert len(fig.axes[0].patches) == 6
+    train = framing.segment_frames(2896, 1448, tcp_options_bytes=12)
+    fig = plots.accounting_bars(train, ("tc",))
+    widths = sorted(p.get_width() for p in fig.axes[0].patches)
+    assert widths == [2 * 14, 2 * 20, 2 * 32]  # both frames' headers
+    with pytest.raises(ValueError, match="accountings"):
+        plots.accounting_bars(framing.frame(1000), ("bogus",))
+
+
+def test_efficiency_curves_and_marker():
+    fig = plots.efficiency_curves([10, 100, 1000], {"a": [0.2, 0.6, 0.9], "b": [0.3, 0.7, 0.95]},
+                                  marker=(1000, 0.9, "here"))
+    ax = fig.axes[0]
+    assert len(ax.lines) == 2 and len(ax.collections) == 1
+    assert ax.get_xscale() == "log"
+    np.testing.assert_allclose(ax.lines[0].get_ydata(), [20, 60, 90])
+
+
+def test_grouped_bars_counts_heights_and_nan():
+    table = pd.DataFrame({"predicted": [4690.4, 4849.3, np.nan], "measured": [4798.0, 4782.0, 100.0]},
+                         index=["UDP", "TCP", "other"])
+    fig = plots.grouped_bars(table, "kbit/s", hline=(5000, "link"))
+    ax = fig.axes[0]
+    assert len(ax.patches) == 6
+    heights = [p.get_height() for p in ax.patches]
+    assert heights == [4690.4, 4849.3, 0.0, 4798.0, 4782.0, 100.0]
+    assert len(ax.lines) == 1  # the reference line
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["predicted", "measured"]
+
+
+def test_stacked_bars_stack_in_column_order():
+    table = pd.DataFrame({"goodput": [0.94, 3.75], "lost": [0.06, 0.25]}, index=["h1", "h2"])
+    fig = plots.stacked_bars(table, "Mbit/s", value_format="{:.2f}")
+    ax = fig.axes[0]
+    assert len(ax.patches) == 4
+    lost = ax.patches[2:]
+    assert [p.get_y() for p in lost] == pytest.approx([0.94, 3.75])
+    assert [t.get_text() for t in ax.texts] == ["1.00", "4.00"]
+
+
+def test_curves_lines_points_references_and_scales():
+    fig = plots.curves([1, 2, 3], {"a": [1, 2, 3], "b": [3, 2, 1]},
+                       points={"m1": ([2], [2.5]), "m2": ([1, 3], [1, 1])},
+                       hlines=[(2.0, "ref")], band=(1.0, 1.5, "range"), marker=(2, 2, "now"),
+                       logx=True, logy=True, steps=True, minor_ticks=False)
+    ax = fig.axes[0]
+    assert len(ax.lines) == 2 + 1
+    assert len(ax.collections) == 2 + 1  # two scatters + the marker
+    assert len(ax.patches) == 1  # the band
+    assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
+
+
+@pytest.mark.parametrize("name", sorted(plots.TOPOLOGIES))
+def test_topologies_draw_every_link_node_and_flow_hop(name):
+    spec = plots.TOPOLOGIES[name]
+    fig = plots.topology(name)
+    ax = fig.axes[0]
+    hops = sum(len(path) - 1 for _, path, _ in spec["flows"])
+    assert len(ax.lines) == len(spec["links"]) + hops
+    assert len(ax.collections) == len(spec["nodes"])
+    labels = {t.get_text() for t in ax.texts}
+    for _, _, label in spec["links"]:
+        assert label in labels
+    assert len(plots.topology(name, show_flows=False).axes[0].lines) == len(spec["links"])
+
+
+def test_topology_rejects_unknown_names():
+    with pytest.raises(ValueError, match="lab51"):
+        plots.topology("lab99")
+
+
+def test_topology_links_connect_known_nodes():
+    for name, spec in plots.TOPOLOGIES.items():
+        for a, b, _ in spec["links"]:
+            assert a in spec["nodes"] and b in spec["nodes"], (name, a, b)
+        for flow, path, _ in spec["flows"]:
+            for a, b in zip(path[:-1], path[1:]):
+                assert {a, b} in [{x, y} for x, y, _ in spec["links"]], (name, flow, a, b)

@@ -1,0 +1,243 @@
+"""labcalc.widgets: the numbers the explorers show are the library's, and the readout shows them.
+
+A browser test can move a slider and read the ``labcalc-readout`` element; these tests
+check, without a browser, that after any change of the controls the readout holds
+exactly ``<name>_readout(<name>_values(**settings))`` and that those values agree with
+the library computed directly.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from labcalc import fairness, framing, queueing, tcp, widgets  # noqa: E402
+from labcalc.compare import pick  # noqa: E402
+from labcalc.labs import lab5  # noqa: E402
+from labcalc.network import Flow, Network  # noqa: E402
+from labcalc.openloop import fifo_split  # noqa: E402
+
+A = lab5.answers()
+
+# (factory, values function, readout function, a sequence of control changes)
+EXPLORERS = [
+    (widgets.framing_explorer, widgets.framing_values, widgets.framing_readout,
+     [dict(payload_bytes=2000), dict(transport="tcp"), dict(mtu_bytes=9000, accounting="tc"), dict(link_mbps=10.0)]),
+    (widgets.udp_split_explorer, widgets.udp_split_values, widgets.udp_split_readout,
+     [dict(h2_mbps=9.0), dict(accounting="tc"), dict(bottleneck_mbps=10.0, h1_mbps=2.5)]),
+    (widgets.tcp_udp_explorer, widgets.tcp_udp_values, widgets.tcp_udp_readout,
+     [dict(h2_udp_mbps=0.5), dict(loss_pct=52.0, rtt_ms=54.0), dict(segment_bytes=1448)]),
+    (widgets.collapse_explorer, widgets.collapse_values, widgets.collapse_readout,
+     [dict(c_mbps=0.5), dict(shared_mbps=2.0), dict(exit_mbps=1.0, c_mbps=7.5)]),
+    (widgets.rtt_fairness_explorer, widgets.rtt_fairness_values, widgets.rtt_fairness_readout,
+     [dict(y_ms=1000.0), dict(base_rtt_ms=100.0), dict(accounting="tc")]),
+    (widgets.parking_lot_explorer, widgets.parking_lot_values, widgets.parking_lot_readout,
+     [dict(alpha=1.0), dict(c2_mbps=3.0), dict(solver="cvxpy", c1_mbps=8.0)]),
+    (widgets.buffer_explorer, widgets.buffer_values, widgets.buffer_readout,
+     [dict(buffer_packets=100), dict(segments_per_entry=1, accounting="wire"), dict(rate_mbps=20.0)]),
+]
+
+
+@pytest.mark.parametrize("factory, values, readout, changes", EXPLORERS,
+                         ids=[e[0].__name__ for e in EXPLORERS])
+def test_readout_shows_what_the_library_computes(factory, values, readout, changes):
+    explorer = factory()
+    for change in changes:
+        explorer.set(**change)
+        expected = readout(values(**explorer.settings()))
+        assert explorer.text == expected
+        assert explorer.readout.value == f'<pre class="labcalc-readout">{html.escape(expected)}</pre>'
+        assert explorer.image.value[:4] == b"\x89PNG"
+        assert explorer.last_refresh_s > 0
+
+
+def test_a_moved_control_refreshes_the_explorer():
+    explorer = widgets.udp_split_explorer()
+    before = explorer.text
+    explorer.controls["h2_mbps"].value = 9.0  # what a slider does
+    assert explorer.text != before
+    assert explorer.text == widgets.udp_split_readout(widgets.udp_split_values(1.0, 9.0, 5.0, "wire"))
+
+
+def test_set_rejects_unknown_controls():
+    with pytest.raises(ValueError, match="payload_bytes"):
+        widgets.framing_explorer().set(bogus=1)
+
+
+def test_explorer_is_a_widget_box():
+    import ipywidgets
+
+    explorer = widgets.framing_explorer()
+    assert isinstance(explorer, ipywidgets.VBox)
+    assert "labcalc-readout" in explorer.readout._dom_classes
+
+
+# ---- the numbers ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("payload, mtu, transport, accounting", [
+    (1000, 1500, "udp", "wire"), (1000, 1500, "udp", "tc"), (1, 1500, "udp", "frame"),
+    (2896, 1500, "tcp", "tc"), (8000, 9000, "tcp", "wire"), (3000, 1500, "udp", "ip"),
+])
+def test_framing_values_match_framing(payload, mtu, transport, accounting):
+    v = widgets.framing_values(payload, mtu, transport, accounting, link_mbps=5.0)
+    options = 12 if transport == "tcp" else 0
+    train = framing.frames_for_mtu(payload, mtu, transport, tcp_options_bytes=options)
+    assert v["frames"] == len(train.frames)
+    assert v["max_goodput_bps"] == pytest.approx(5e6 * train.efficiency(accounting), rel=1e-12)
+    grid = v["curve_payload_bytes"]
+    for k in (0, len(grid) // 2, len(grid) - 1):
+        assert v["curve"][accounting][k] == pytest.approx(
+            framing.frames_for_mtu(int(grid[k]), mtu, transport, tcp_options_bytes=options).efficiency(accounting))
+
+
+def test_framing_values_reproduce_the_handout_and_the_shaper():
+    assert widgets.framing_values(1000)["max_goodput_bps"] == pytest.approx(pick(A, "Q4"))
+    assert widgets.framing_values(1000, accounting="tc")["max_goodput_bps"] / 1e3 == pytest.approx(4798.5, abs=0.05)
+    assert widgets.framing_values(2896, transport="tcp", accounting="tc")["max_goodput_bps"] / 1e3 == pytest.approx(
+        4782.0, abs=0.05)
+
+
+@pytest.mark.parametrize("k, name", [(0, "A1"), (1, "A2"), (2, "A3")])
+def test_udp_split_values_are_q13(k, name):
+    v = widgets.udp_split_values(1.0, lab5.Params().h2_udp_bps[k] / 1e6, 5.0, "wire")
+    assert v["goodput_bps"]["h1"] == pytest.approx(pick(A, "Q13", f"{name}: goodput of h1"), rel=1e-12)
+    assert v["goodput_bps"]["h2"] == pytest.approx(pick(A, "Q13", f"{name}: goodput of h2"), rel=1e-12)
+    assert v["loss"]["h1"] == pytest.approx(pick(A, "Q13", f"{name}: loss of h1"), abs=1e-12)
+
+
+def test_tcp_udp_values_are_q17_and_q20():
+    b1 = widgets.tcp_udp_values(h2_udp_mbps=0.5)
+    assert b1["udp_load_bps"] == pytest.approx(pick(A, "Q17", "UDP traffic"))
+    assert b1["leftover_rate_bps"] == pytest.approx(pick(A, "Q17", "rate left"))
+    assert b1["leftover_goodput_bps"] == pytest.approx(pick(A, "Q17", "goodput of h2's TCP"))
+    b2 = widgets.tcp_udp_values(4.0, 22.0, 60.0)
+    assert b2["reno_bps"] == pytest.approx(pick(A, "Q20", "B2"))
+    b3 = widgets.tcp_udp_values(9.0, 52.0, 54.0)
+    assert b3["reno_bps"] == pytest.approx(pick(A, "Q20", "B3"))
+    assert b3["leftover_rate_bps"] == 0.0
+    assert b3["pftk_bps"] == pytest.approx(tcp.pftk_rate_pps(0.054, 0.52, 0.2) * 8 * 2896)
+
+
+def test_collapse_values_are_q21_q22():
+    v = widgets.collapse_values(10.0)
+    assert v["accepted"] == pytest.approx(pick(A, "Q21", "accepted"))
+    assert v["goodput_bps"]["AB"] == pytest.approx(pick(A, "Q22", "received by B"))
+    assert v["goodput_bps"]["CD"] == pytest.approx(pick(A, "Q22", "received by D"))
+
+
+@pytest.mark.parametrize("a, shared, exit_, accounting", [
+    (1.0, 1.5, 0.5, "wire"), (1.0, 2.0, 1.0, "tc"), (0.5, 3.0, 0.2, "wire"), (2.0, 1.0, 0.5, "tc"),
+])
+def test_collapse_closed_form_curve_equals_fifo_split(a, shared, exit_, accounting):
+    v = widgets.collapse_values(1.0, a, shared, exit_, accounting)
+    p = lab5.with_params(a_access_bps=a * 1e6, shared_bps=shared * 1e6, cd_exit_bps=exit_ * 1e6)
+    net = lab5.network_lab52(p, "udp", accounting)
+    for c, ab, cd in list(zip(v["curve_c_mbps"], v["curve_ab_bps"], v["curve_cd_bps"]))[::17]:
+        res = fifo_split(net, {"AB": a * 1e6, "CD": c * 1e6})
+        assert ab == pytest.approx(float(res.goodputs["AB"]), rel=1e-9)
+        assert cd == pytest.approx(float(res.goodputs["CD"]), rel=1e-9)
+
+
+def test_collapse_curve_peaks_where_c_fills_its_exit_link():
+    v = widgets.collapse_values(10.0)
+    assert v["best_c_mbps"] == pytest.approx(0.5)
+    assert v["best_total_bps"] == pytest.approx(1.5e6 * 1000 / 1066)
+
+
+def test_rtt_fairness_values_are_q35_and_cubic_is_fairer():
+    for y, name in ((500.0, "D2"), (1000.0, "D3")):
+        v = widgets.rtt_fairness_values(y)
+        assert v["reno_bps"]["h1"] == pytest.approx(pick(A, "Q35", f"{name}: goodput of h1"), rel=1e-9)
+        assert v["reno_bps"]["h2"] == pytest.approx(pick(A, "Q35", f"{name}: goodput of h2"), rel=1e-9)
+        assert v["reno_share"] < v["cubic_share"] < 0.5
+        total = v["cubic_bps"]["h1"] + v["cubic_bps"]["h2"]
+        assert total == pytest.approx(v["capacity_bps"], rel=1e-12)
+    assert widgets.rtt_fairness_values(0.0)["cubic_share"] == pytest.approx(0.5)
+
+
+def test_parking_lot_values_are_q39_q40_and_solvers_agree():
+    v = widgets.parking_lot_values(5, 5, 1.0)
+    for f in ("1to3", "1to2", "2to3"):
+        assert v["rates_bps"]["max-min"][f] == pytest.approx(pick(A, "Q39", f))
+        assert v["rates_bps"]["proportional"][f] == pytest.approx(pick(A, "Q40", f), rel=1e-9)
+        assert v["rates_bps"]["alpha"][f] == pytest.approx(pick(A, "Q40", f), rel=1e-9)
+    rng = np.random.default_rng(7)
+    for c1, c2 in rng.uniform(0.5, 10.0, size=(5, 2)):
+        newton = widgets.parking_lot_values(c1, c2, 2.0, "newton")["rates_bps"]["proportional"]
+        cvx = widgets.parking_lot_values(c1, c2, 2.0, "cvxpy")["rates_bps"]["proportional"]
+        for f in newton:
+            assert cvx[f] == pytest.approx(newton[f], rel=1e-9)
+
+
+def test_the_cvxpy_problem_is_built_once_and_parametrised():
+    prob = widgets._parking_lot_cvx()
+    assert prob is widgets._parking_lot_cvx()
+    assert prob.problem.is_dpp()
+    assert [p.name() for p in prob.problem.parameters()] == ["capacity"]
+    first = prob.solve([5e6, 5e6])
+    again = prob.solve([5e6, 5e6])
+    np.testing.assert_allclose(first, again, rtol=1e-9)
+    with pytest.raises(ValueError, match="capacities_bps"):
+        prob.solve([5e6, -1.0])
+
+
+def test_proportional_fair_problem_with_weights_matches_fairness():
+    net = Network({"a": 3e6, "b": 7e6, "c": 2e6},
+                  {"x": Flow(["a", "b"], weight=2.0), "y": ["b", "c"], "z": ["a"], "w": ["c"]})
+    prob = widgets.ProportionalFairProblem(net.routing_matrix, weights=net.weights)
+    np.testing.assert_allclose(prob.solve(net.capacities_bps), fairness.proportional(net).rates.to_numpy(), rtol=1e-9)
+
+
+def test_buffer_values_match_queueing():
+    v = widgets.buffer_values(1000, 5.0, 1, "wire")
+    assert v["full_delay_s"] == pytest.approx(queueing.full_buffer_delay_s(1000, 1500, 5e6))
+    v = widgets.buffer_values(1000, 5.0, 2, "tc")
+    assert v["full_delay_s"] == pytest.approx(queueing.full_buffer_delay_s(1000, 2948, 5e6, accounting="tc"))
+    assert (v["red_min_s"], v["red_max_s"]) == pytest.approx((0.048, 0.056))
+
+
+def test_answer_checker():
+    assert widgets.answer_values("4.69 Mbit/s")["correct"]
+    assert not widgets.answer_values("4798 kbit/s")["correct"]
+    assert "no answer yet" in widgets.answer_values("")["message"]
+    explorer = widgets.answer_checker(expected=1066, unit="bytes", question="Q3")
+    explorer.set(answer="1066 bytes")
+    assert explorer.text.startswith("your answer: correct")
+    assert explorer.image is None
+
+
+# ---- water-filling steps --------------------------------------------------------------
+
+
+def _random_network(rng, links=4, flows=6):
+    names = [f"l{k}" for k in range(links)]
+    fl = {}
+    for i in range(flows):
+        route = list(rng.choice(names, size=rng.integers(1, 3), replace=False))
+        demand = float(rng.uniform(0.5, 4.0)) * 1e6 if rng.random() < 0.3 else math.inf
+        fl[f"f{i}"] = Flow(route, demand_bps=demand, weight=float(rng.choice([1.0, 2.0])))
+    return Network({n: float(rng.uniform(1.0, 6.0)) * 1e6 for n in names}, fl)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_waterfilling_steps_end_at_max_min(seed):
+    net = _random_network(np.random.default_rng(seed))
+    steps = widgets.waterfilling_steps(net)
+    final = steps.iloc[-1][net.flow_names].to_numpy(dtype=float)
+    np.testing.assert_allclose(final, fairness.max_min(net).rates.to_numpy(), rtol=1e-9)
+    assert list(steps.level_bps) == sorted(steps.level_bps)
+    assert len(steps) <= net.n_links + net.n_flows
+
+
+def test_waterfilling_steps_of_the_handout():
+    steps = widgets.waterfilling_steps(lab5.network_lab53(lab5.Params()))
+    assert len(steps) == 1
+    assert steps.level_bps.iloc[0] == pytest.approx(2.5e6)
