@@ -37,6 +37,9 @@ _SUBMODULES = {
     "symbolic",
     "data",
     "measure",
+    "grading",
+    "plots",
+    "widgets",
     "cli",
 }
 

@@ -2,9 +2,11 @@
 
 Subcommands::
 
-    labcalc answers lab5 [--accounting wire|tc|frame|ip] [--csv]
+    labcalc answers lab5 [--accounting wire|tc|frame|ip] [--csv] [--variant SEED | --student ID --salt S]
     labcalc solve SCENARIO.toml --fairness maxmin|proportional|alpha=A|reno|fifo [--variant V]
     labcalc convert FILE -o OUT.csv [--format FORMAT]
+    labcalc grade lab5 ANSWERS.csv -o GRADES.csv [--report REPORT.html] [--feedback FEEDBACK.csv] [--salt S]
+    labcalc export lab5 --format moodle-xml|gift [--variants N] [--first-seed S] [-o QUIZ]
 
 Errors in the input (a bad scenario file, an unknown fairness) print one line naming
 the problem and exit with status 2; they never print a traceback.
@@ -58,6 +60,10 @@ def _build_parser() -> argparse.ArgumentParser:
     p_answers.add_argument("--accounting", default="wire", choices=["wire", "frame", "tc", "ip"],
                            help="byte accounting of the links (wire = handout theory, tc = Linux shaper)")
     p_answers.add_argument("--csv", action="store_true", help="print CSV instead of a table")
+    p_answers.add_argument("--variant", type=_seed, default=None, metavar="SEED",
+                           help="answer key of a variant (seed 0 = the handout's numbers)")
+    p_answers.add_argument("--student", default=None, help="answer key of this student's variant (needs --salt)")
+    p_answers.add_argument("--salt", default=None, help="course salt that maps student ids to variants")
 
     p_solve = sub.add_parser("solve", help="allocate rates in a scenario file")
     p_solve.add_argument("scenario", help="scenario TOML file (see data/scenarios)")
@@ -70,7 +76,40 @@ def _build_parser() -> argparse.ArgumentParser:
     p_convert.add_argument("file", help="tool output (iperf, iperf3, ping, ss, tc, tcp_probe, ns-3, ...)")
     p_convert.add_argument("-o", "--output", required=True, help="CSV file to write")
     p_convert.add_argument("--format", default=None, help="force a format instead of sniffing it")
+
+    p_grade = sub.add_parser("grade", help="grade a class's answers file (CSV: student, question, answer[, variant])")
+    p_grade.add_argument("lab", help="lab name, e.g. lab5")
+    p_grade.add_argument("answers", help="answers CSV (untrusted: bad rows are reported and skipped)")
+    p_grade.add_argument("-o", "--output", required=True, help="grades CSV to write (one row per student)")
+    p_grade.add_argument("--report", default=None, help="HTML report to write (statistics, feedback)")
+    p_grade.add_argument("--feedback", default=None, help="CSV to write with one row per answer and its message")
+    p_grade.add_argument("--salt", default=None,
+                         help="course salt: without a variant column, student ids are hashed to variants")
+    p_grade.add_argument("--accounting", default="wire", choices=["wire", "frame", "tc", "ip"],
+                         help="byte accounting of the answer key (default: wire, as the handout)")
+    p_grade.add_argument("--sigfigs", type=int, default=None, help="grade on significant digits instead")
+    p_grade.add_argument("--max-bytes", type=int, default=None, help="refuse larger answers files")
+
+    p_export = sub.add_parser("export", help="export the questions as a Moodle quiz (XML or GIFT)")
+    p_export.add_argument("lab", help="lab name, e.g. lab5")
+    p_export.add_argument("--format", required=True, choices=["moodle-xml", "gift"])
+    p_export.add_argument("--variants", type=int, default=20, help="variants per question (default 20)")
+    p_export.add_argument("--first-seed", type=_seed, default=1, help="seed of the first variant (default 1)")
+    p_export.add_argument("--questions", default=None, help="comma-separated answer ids (default: all)")
+    p_export.add_argument("--no-slips", action="store_true", help="no partial-credit answers for the slips")
+    p_export.add_argument("--accounting", default="wire", choices=["wire", "frame", "tc", "ip"])
+    p_export.add_argument("-o", "--output", default=None, help="file to write (default: standard output)")
     return parser
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a seed is a whole number >= 0; got {text!r}") from None
+    if not 0 <= value <= 2**63 - 1:
+        raise argparse.ArgumentTypeError(f"a seed is between 0 and 2**63 - 1; got {value}")
+    return value
 
 
 def _answers(args) -> int:
@@ -78,14 +117,33 @@ def _answers(args) -> int:
     from labcalc.units import format_quantity
 
     lab = get_lab(args.lab)
-    df = lab.answers(accounting=args.accounting)
+    seed = args.variant
+    if args.student is not None or args.salt is not None:
+        if args.student is None or args.salt is None:
+            raise ValueError("--student and --salt go together")
+        if seed is not None:
+            raise ValueError("give either --variant or --student/--salt, not both")
+        seed = lab.variant_for(args.student, args.salt)
+    params = None if seed is None else lab.variant(seed)
+    df = lab.answers(params, accounting=args.accounting)
+    if seed is not None:
+        df.insert(0, "id", [a.id for a in lab.ANSWERS])
     if args.csv:
-        df[["question", "item", "value", "unit"]].to_csv(sys.stdout, index=False)
+        cols = (["id"] if seed is not None else []) + ["question", "item", "value", "unit"]
+        df[cols].to_csv(sys.stdout, index=False)
         return 0
     shown = df[["question", "item", "value", "unit"]].copy()
+    if seed is not None:
+        shown.insert(0, "id", df["id"])
+        shown = shown.drop(columns="question")
     shown["value"] = [f"{v:.6g}" for v in df["value"]]
     shown["reads"] = [format_quantity(v, u) for v, u in zip(df["value"], df["unit"])]
-    print(f"{args.lab}: theory answers ({args.accounting} accounting; values in base units)")
+    which = "" if seed is None else f", variant {seed}"
+    print(f"{args.lab}: theory answers ({args.accounting} accounting{which}; values in base units)")
+    if seed is not None:
+        fields = lab.prompt_fields(params)
+        print("scenario: " + ", ".join(f"{k}={v}" for k, v in fields.items()))
+        print("(items name the handout's numbers; this variant's numbers are the scenario above)")
     print(shown.to_string(index=False))
     return 0
 
@@ -152,6 +210,59 @@ def _convert(args) -> int:
     return 0
 
 
+def _grade(args) -> int:
+    from labcalc import grading
+    from labcalc.labs import get_lab
+
+    get_lab(args.lab)
+    options = {}
+    if args.max_bytes is not None:
+        options["max_bytes"] = args.max_bytes
+    sheet = grading.read_answers(args.answers, **options)
+    result = grading.grade(sheet, args.lab, salt=args.salt, accounting=args.accounting,
+                           sigfigs=args.sigfigs)
+    result.write_grades(args.output)
+    written = [args.output]
+    if args.report:
+        result.write_report(args.report)
+        written.append(args.report)
+    if args.feedback:
+        result.write_feedback(args.feedback)
+        written.append(args.feedback)
+    print(result.summary())
+    for problem in result.problems[:20]:
+        print(f"  {problem}", file=sys.stderr)
+    if len(result.problems) > 20:
+        print(f"  ... and {len(result.problems) - 20} more rows skipped (all are in the report)",
+              file=sys.stderr)
+    print("wrote " + ", ".join(written))
+    return 0
+
+
+def _export(args) -> int:
+    from labcalc import grading
+    from labcalc.labs import get_lab
+
+    lab = get_lab(args.lab)
+    if not 1 <= args.variants <= 1000:
+        raise ValueError(f"--variants must be between 1 and 1000; got {args.variants}")
+    ids = None
+    if args.questions:
+        ids = [q.strip() for q in args.questions.split(",") if q.strip()]
+    seeds = range(args.first_seed, args.first_seed + args.variants)
+    writer = grading.moodle_xml if args.format == "moodle-xml" else grading.gift
+    text = writer(args.lab, seeds, answer_ids=ids, accounting=args.accounting, slips=not args.no_slips)
+    n_questions = len(ids) if ids else len(lab.ANSWERS)
+    if args.output is None:
+        sys.stdout.write(text)
+        return 0
+    with open(args.output, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    print(f"wrote {args.output}: {n_questions} questions x {args.variants} variants "
+          f"(seeds {seeds.start}-{seeds.stop - 1}), {args.format}")
+    return 0
+
+
 def main(argv=None) -> int:
     """Run the command line; returns the exit status (0 ok, 2 bad input).
 
@@ -164,10 +275,11 @@ def main(argv=None) -> int:
     """
     parser = _build_parser()
     args = parser.parse_args(argv)
-    handlers = {"answers": _answers, "solve": _solve, "convert": _convert}
+    handlers = {"answers": _answers, "solve": _solve, "convert": _convert, "grade": _grade,
+                "export": _export}
     try:
         return handlers[args.command](args)
-    except (ValueError, FileNotFoundError) as exc:
+    except (ValueError, OSError) as exc:
         print(f"labcalc: {exc}", file=sys.stderr)
         return 2
 

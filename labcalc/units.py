@@ -42,6 +42,9 @@ __all__ = [
     "to_percent",
     "registry",
     "parse_quantity",
+    "split_quantity",
+    "unit_scale",
+    "scale_value",
     "BASE_UNITS",
     "format_quantity",
 ]
@@ -227,7 +230,177 @@ def registry():
     return ureg
 
 
-_PERCENT = re.compile(r"^\s*([-+]?[0-9.eE+-]+)\s*%\s*$")
+# A number as students write it: optional sign (also the Unicode minus), digits with an
+# optional decimal point or comma, thousands grouped by spaces or commas, an exponent.
+_NUMBER = (
+    r"[-+\u2212]?"
+    r"(?:\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?:\.\d*)?"  # 4 690 kbps
+    r"|\d{1,3}(?:,\d{3}){2,}(?:\.\d*)?"  # 1,000,000 (unambiguous thousands)
+    r"|\d{1,3}(?:,\d{3})\.\d*"  # 1,066.5
+    r"|\d+(?:[.,]\d*)?|[.,]\d+)"
+    r"(?:[eE][-+]?\d+)?"
+)
+_QUANTITY = re.compile(rf"^\s*({_NUMBER})\s*(.*?)\s*$", re.DOTALL)
+_AMBIGUOUS_COMMA = re.compile(r"^[-+\u2212]?\d{1,3},\d{3}(?:[eE][-+]?\d+)?$")
+# Letters, micro signs, "%", "/" and spaces only: no digits, powers or products, so
+# that pint never has to compute anything (``bit^9^9^9`` would take forever).
+_UNIT_CHARS = re.compile(r"^[A-Za-z\u00b5\u03bc%/ ]*$")
+_MAX_UNIT_CHARS = 40
+# "mbps", "mb/s", "mbit/s", "mB": millibits do not exist in networking, so a lower-case
+# m in front of a bit or byte unit is read as mega.
+_LOWER_M = re.compile(r"^m(?=(?:b|B|bit|bits|byte|bytes|bps|Bps)(?:$|/|\s|ps))")
+_UNIT_ALIASES = {"pct": "percent", "percents": "percent", "octets": "byte"}
+
+
+def split_quantity(text: str) -> tuple[float, str]:
+    """Split an answer such as ``"4.69 Mbit/s"`` into its number and its unit text.
+
+    Only a number followed by a unit is accepted: no arithmetic, and the text is never
+    evaluated. The number may use a decimal comma (``"4,69"``), spaces or commas as
+    thousands separators (``"4 690"``, ``"1,000,000"``), an exponent (``"4.69e6"``) and
+    the Unicode minus sign.
+
+    Parameters
+    ----------
+    text : str
+        The answer as typed.
+
+    Returns
+    -------
+    number : float
+    unit : str
+        The unit as typed, stripped (``""`` when there is none).
+
+    Raises
+    ------
+    ValueError
+        When the text does not start with a number, when a single comma followed by
+        three digits makes the number ambiguous (``"4,690"``: 4.69 or 4690?), or when
+        what follows the number cannot be a unit.
+
+    Examples
+    --------
+    >>> split_quantity("4.69Mbps")
+    (4.69, 'Mbps')
+    >>> split_quantity(" 4 690 kbit/s ")
+    (4690.0, 'kbit/s')
+    >>> split_quantity("6,2 %")
+    (6.2, '%')
+    >>> split_quantity("4,690 kbps")
+    Traceback (most recent call last):
+    ...
+    ValueError: quantity: '4,690' is ambiguous (4.690 or 4690?); write it without a thousands comma
+    """
+    if not isinstance(text, str):
+        raise ValueError(f"quantity: expected text, got {type(text).__name__}")
+    match = _QUANTITY.match(text)
+    if not match:
+        raise ValueError(f"quantity: {_clip(text)!r} does not start with a number")
+    number, unit = match.group(1), match.group(2)
+    unit = unit[:-1].rstrip() if unit.endswith(".") else unit  # "4.69 Mbit/s."
+    if _AMBIGUOUS_COMMA.match(number):
+        raise ValueError(
+            f"quantity: {number!r} is ambiguous ({number.replace(',', '.')} or "
+            f"{number.replace(',', '')}?); write it without a thousands comma"
+        )
+    cleaned = number.replace("\u2212", "-")
+    for sep in (" ", "\u00a0", "\u202f"):
+        cleaned = cleaned.replace(sep, "")
+    if "," in cleaned:
+        # either thousands separators (several commas, or a comma then a point) or a
+        # decimal comma
+        cleaned = cleaned.replace(",", "") if (cleaned.count(",") > 1 or "." in cleaned) \
+            else cleaned.replace(",", ".")
+    value = float(cleaned)
+    if not math.isfinite(value):
+        raise ValueError(f"quantity: {_clip(text)!r} is not a finite number")
+    if len(unit) > _MAX_UNIT_CHARS or not _UNIT_CHARS.match(unit):
+        raise ValueError(f"quantity: {_clip(unit)!r} after the number is not a unit")
+    return value, unit
+
+
+def _clip(text: str, n: int = 40) -> str:
+    text = str(text)
+    return text if len(text) <= n else text[: n - 3] + "..."
+
+
+@functools.lru_cache(maxsize=4096)
+def unit_scale(unit: str) -> tuple[float, str]:
+    """How to bring a value in ``unit`` to base units: (factor, base unit).
+
+    Parameters
+    ----------
+    unit : str
+        A unit as typed: ``"Mbit/s"``, ``"kbps"``, ``"kB/s"``, ``"bytes"``, ``"ms"``,
+        ``"%"``; ``""`` or ``"1"`` for a plain number.
+
+    Returns
+    -------
+    factor : float
+        Multiply a value in ``unit`` by it to get base units.
+    base : str
+        ``"bit/s"``, ``"byte"``, ``"s"``, ``"packet"`` or ``"1"``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown unit or one labcalc does not use (``"Mbit*s"``).
+
+    Notes
+    -----
+    Results are cached: an answer file repeats the same few unit spellings, so pint
+    parses each of them once. A lower-case ``m`` before a bit or byte unit
+    (``"mbps"``, ``"mb/s"``) is read as mega.
+
+    Examples
+    --------
+    >>> unit_scale("kB/s"), unit_scale("Mbps"), unit_scale("ms"), unit_scale("%")
+    ((8000.0, 'bit/s'), (1000000.0, 'bit/s'), (0.001, 's'), (0.01, '1'))
+    >>> unit_scale("mbps"), unit_scale("bits")
+    ((1000000.0, 'bit/s'), (0.125, 'byte'))
+    """
+    text = " ".join(str(unit).split())
+    if len(text) > _MAX_UNIT_CHARS or not _UNIT_CHARS.match(text.replace("1", "", text == "1")):
+        raise ValueError(f"quantity: {_clip(unit)!r} is not a unit (letters, '%' and '/' only)")
+    if text in ("", "1"):
+        return 1.0, "1"
+    if text == "%":
+        return 0.01, "1"
+    text = re.sub(r"\s+per\s+", "/", text)
+    text = _UNIT_ALIASES.get(text, text)
+    text = _LOWER_M.sub("M", text)
+    import pint
+
+    ureg = registry()
+    try:
+        quantity = ureg.Quantity(1.0, ureg.parse_units(text))
+    except (pint.errors.PintError, ValueError, AttributeError, TypeError, SyntaxError,
+            KeyError, AssertionError) as exc:
+        raise ValueError(f"quantity: unknown unit {_clip(unit)!r} ({_clip(str(exc), 80)})") from None
+    for target, name in (("bit/s", "bit/s"), ("byte", "byte"), ("second", "s"), ("packet", "packet")):
+        if quantity.check(ureg.Unit(target).dimensionality):
+            return float(quantity.to(target).magnitude), name
+    if quantity.dimensionless:
+        return float(quantity.to("dimensionless").magnitude), "1"
+    raise ValueError(f"quantity: unit {_clip(unit)!r} ({quantity.units}), which labcalc does not use")
+
+
+def scale_value(value: float, factor: float) -> float:
+    """``value * factor``, dividing instead when ``1 / factor`` is a whole number.
+
+    ``300 * 0.001`` is 0.30000000000000004 while ``300 / 1000`` is 0.3: dividing keeps
+    values typed with a sub-unit (ms, %) exact.
+
+    Examples
+    --------
+    >>> scale_value(300, 0.001), scale_value(6.2, 0.01), scale_value(4.69, 1e6)
+    (0.3, 0.062, 4690000.0)
+    """
+    if 0 < factor < 1:
+        inverse = 1.0 / factor
+        if abs(inverse - round(inverse)) < 1e-9 * inverse:
+            return value / round(inverse)
+    return value * factor
 
 
 def parse_quantity(text: str) -> tuple[float, str]:
@@ -254,7 +427,9 @@ def parse_quantity(text: str) -> tuple[float, str]:
     Notes
     -----
     Bytes per second are converted to bit/s (x 8). Percentages become fractions. The
-    parser never evaluates the text as Python.
+    parser never evaluates the text as Python: :func:`split_quantity` reads the
+    number and :func:`unit_scale` the unit. Text that is not "number, then unit" is
+    handed to pint's own quantity parser (which tokenizes, never evaluates).
 
     Examples
     --------
@@ -267,18 +442,27 @@ def parse_quantity(text: str) -> tuple[float, str]:
     """
     if not isinstance(text, str) or not text.strip():
         raise ValueError(f"quantity: expected a number with a unit, got {text!r}")
-    match = _PERCENT.match(text)
-    if match:
-        try:
-            return float(match.group(1)) / 100.0, "1"
-        except ValueError:
-            raise ValueError(f"quantity: cannot read the number in {text!r}") from None
+    try:
+        number, unit = split_quantity(text)
+    except ValueError:
+        return _parse_with_pint(text)
+    factor, base = unit_scale(unit)
+    return scale_value(number, factor), base
+
+
+def _parse_with_pint(text: str) -> tuple[float, str]:
     import pint
+
+    if "^" in text or "**" in text or len(text) > 100:
+        # pint would compute powers such as 9^9^9 (and never finish); no lab answer
+        # needs one
+        raise ValueError(f"quantity: cannot parse {_clip(text)!r} (powers are not accepted)")
 
     ureg = registry()
     try:
         quantity = ureg.Quantity(text.strip())
-    except (pint.errors.PintError, ValueError, AttributeError, TypeError, SyntaxError) as exc:
+    except (pint.errors.PintError, ValueError, AttributeError, TypeError, SyntaxError,
+            KeyError, AssertionError) as exc:
         raise ValueError(f"quantity: cannot parse {text!r} ({exc})") from None
     magnitude = quantity.magnitude
     if not isinstance(magnitude, (int, float)) or not math.isfinite(magnitude):

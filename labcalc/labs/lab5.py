@@ -12,6 +12,12 @@ The Linux shaper that Mininet uses counts 1042 (Ethernet header + IP packet), wh
 why the measured goodputs beat the theory; :func:`answers` with ``accounting="tc"``
 gives the shaper's predictions, and :func:`shaper_vs_wire` puts both side by side.
 
+Every answer is also described as data for graders (:func:`questions`): an id
+(``"Q13.6"``), the question in our words with the scenario's numbers, the unit it is
+asked in, a tolerance and points. :func:`variant` draws new scenario parameters from a
+seed, so that each student can get their own numbers; :func:`variant_for` turns a
+student id into a seed, and ``answers(variant(seed))`` is that student's key.
+
 Examples
 --------
 >>> df = answers()
@@ -22,6 +28,7 @@ Examples
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field, replace
 from typing import Callable
@@ -30,7 +37,15 @@ __all__ = [
     "Params",
     "Answer",
     "ANSWERS",
+    "KINDS",
+    "QUESTION_CONTEXT",
     "answers",
+    "questions",
+    "get_answer",
+    "prompt_fields",
+    "variant",
+    "variant_for",
+    "MAX_SEED",
     "shaper_vs_wire",
     "network_lab51",
     "network_lab52",
@@ -96,9 +111,16 @@ class Params:
         )
 
 
+#: How a value in each base unit is shown to students by default.
+_DEFAULT_DISPLAY = {"bit/s": "Mbit/s", "byte": "bytes", "s": "ms", "1": "%", "packet": "packets"}
+
+#: The kinds of answers; the grader uses them to recognise the classic slips.
+KINDS = ("goodput", "rate", "size", "loss", "ratio", "time", "constant")
+
+
 @dataclass(frozen=True)
 class Answer:
-    """One numeric answer of the handout.
+    """One numeric answer of the handout, with what a grader needs to check it.
 
     Attributes
     ----------
@@ -112,6 +134,33 @@ class Answer:
         ``compute(params, accounting) -> float``.
     handout_rounding : float
         Relative tolerance that covers the handout's printed rounding.
+    id : str
+        Unique answer id: the question id, followed by ``.n`` when the question asks
+        for several numbers (``"Q4"``, ``"Q13.6"``).
+    prompt : str
+        The question put to the student, in our words; a :meth:`str.format` template
+        whose fields come from :func:`prompt_fields` (so a variant shows its own
+        numbers). :meth:`text` prepends the context of the question.
+    kind : str
+        One of :data:`KINDS`: ``"goodput"`` (application data), ``"rate"`` (bits on
+        the link, headers included), ``"size"`` (bytes of a frame), ``"loss"``,
+        ``"ratio"``, ``"time"`` or ``"constant"``.
+    display_unit : str
+        Unit in which the value is shown and asked (``"Mbit/s"``, ``"bytes"``,
+        ``"ms"``, ``"%"``, or ``""`` for a plain number).
+    rtol, atol : float
+        Grading tolerance: an answer ``x`` is right when
+        ``|x - value| <= atol + rtol * |value|`` (``atol`` in base units).
+    points : float
+        Points the answer is worth.
+    efficiency : callable or None
+        ``efficiency(params, accounting) -> float``: the payload share of the frames
+        the answer is about (see :func:`labcalc.framing.efficiency`); used to
+        recognise forgotten headers and rate/goodput mix-ups. ``None`` when frames
+        play no role.
+    paired : bool
+        For a goodput: the handout also asks for the matching link rate, so a
+        student who copies that rate is diagnosed as "rate given for goodput".
     """
 
     question: str
@@ -119,6 +168,37 @@ class Answer:
     unit: str
     compute: Callable[[Params, str], float] = field(repr=False)
     handout_rounding: float = 0.005
+    id: str = ""
+    prompt: str = field(default="", repr=False)
+    kind: str = "constant"
+    display_unit: str = ""
+    rtol: float = 0.01
+    atol: float = 0.0
+    points: float = 1.0
+    efficiency: Callable[[Params, str], float] | None = field(default=None, repr=False, compare=False)
+    paired: bool = False
+
+    def value(self, params: Params | None = None, accounting: str = "wire") -> float:
+        """The answer for ``params`` (the handout's by default) [base unit].
+
+        Examples
+        --------
+        >>> ANSWERS[1].id, round(ANSWERS[1].value() / 1e3, 1)
+        ('Q4', 4690.4)
+        """
+        return float(self.compute(Params() if params is None else params, accounting))
+
+    def text(self, params: Params | None = None) -> str:
+        """The full question for ``params``: context of the question, then the prompt.
+
+        Examples
+        --------
+        >>> ANSWERS[0].text()[:60]
+        'A UDP client sends datagrams that carry 1000 bytes of applic'
+        """
+        fields = prompt_fields(Params() if params is None else params)
+        context = QUESTION_CONTEXT.get(self.question, "")
+        return " ".join(t.format(**fields) for t in (context, self.prompt) if t)
 
 
 # --- building blocks ---------------------------------------------------------------
@@ -227,6 +307,7 @@ def collapse(p: Params, accounting: str = "wire"):
     return fifo_split(network_lab52(p, "udp", accounting))
 
 
+@functools.lru_cache(maxsize=64)
 def _b1(p: Params, accounting: str):
     from labcalc.fairness import max_min
 
@@ -254,6 +335,7 @@ def _d_shares(p: Params, k: int, accounting: str):
     return rtt_shares(capacity, rtts)
 
 
+@functools.lru_cache(maxsize=64)
 def _lab53(p: Params, method: str, accounting: str):
     from labcalc import fairness
 
@@ -261,6 +343,7 @@ def _lab53(p: Params, method: str, accounting: str):
     return fairness.max_min(net) if method == "maxmin" else fairness.proportional(net)
 
 
+@functools.lru_cache(maxsize=64)
 def _queue_delays(p: Params):
     from labcalc.queueing import infer_queue_delays
 
@@ -270,94 +353,174 @@ def _queue_delays(p: Params):
     return infer_queue_delays(paths, rtts, {f: base for f in paths})
 
 
+@functools.lru_cache(maxsize=64)
+def _udp_split(p: Params, k: int, accounting: str):
+    return udp_split(p, k, accounting)
+
+
+@functools.lru_cache(maxsize=64)
+def _collapse(p: Params, accounting: str):
+    return collapse(p, accounting)
+
+
+@functools.lru_cache(maxsize=64)
+def _fair52(p: Params, method: str, transport: str, accounting: str):
+    from labcalc import fairness
+
+    net = network_lab52(p, transport, accounting)
+    return fairness.max_min(net) if method == "maxmin" else fairness.proportional(net)
+
+
 def _udp_goodput(k, host):
     def compute(p, acc):
-        return float(udp_split(p, k, acc).goodputs[f"{host}_udp"])
+        return float(_udp_split(p, k, acc).goodputs[f"{host}_udp"])
 
     return compute
 
 
 def _udp_loss(k, host):
     def compute(p, acc):
-        return float(udp_split(p, k, acc).loss[f"{host}_udp"])
+        return float(_udp_split(p, k, acc).loss[f"{host}_udp"])
 
     return compute
+
+
+def _eff_udp(p: Params, accounting: str) -> float:
+    return 1.0 / p.udp_wire_factor(accounting)
+
+
+def _eff_tcp(p: Params, accounting: str) -> float:
+    return p.tcp_efficiency(accounting)
+
+
+# Grading presets by kind: (display unit, rtol, atol in base units).
+_GOODPUT = dict(kind="goodput", display_unit="Mbit/s")
+_RATE = dict(kind="rate", display_unit="Mbit/s")
+_LOSS = dict(kind="loss", display_unit="%", atol=0.001)  # 0.1 percentage point
+_TIME = dict(kind="time", display_unit="ms", atol=0.0005)  # half a millisecond
 
 
 def _answers() -> tuple[Answer, ...]:
     A = Answer
     out = [
         A("Q3", "bytes a 1000-byte UDP datagram takes on the link (Ethernet frame)", "byte",
-          lambda p, acc: p.udp_payload_bytes * p.udp_wire_factor(acc)),
+          lambda p, acc: p.udp_payload_bytes * p.udp_wire_factor(acc),
+          prompt="How many bytes of link time does one datagram take, counting the preamble "
+                 "and SFD, the Ethernet, IP and UDP headers, the FCS and the inter-frame gap?",
+          kind="size", display_unit="bytes", rtol=0.0, atol=0.5, efficiency=_eff_udp),
         A("Q4", "maximum UDP goodput through the 5 Mbit/s bottleneck", "bit/s",
-          lambda p, acc: p.bottleneck_bps / p.udp_wire_factor(acc), 0.001),
+          lambda p, acc: p.bottleneck_bps / p.udp_wire_factor(acc), 0.001,
+          prompt="What is the highest application goodput that UDP can reach through this "
+                 "interface when every byte the frames take on the wire is counted?",
+          efficiency=_eff_udp, **_GOODPUT),
         A("Q8", "bytes a 2896-byte TCP segment with timestamps takes on the link", "byte",
-          lambda p, acc: p.tcp_segment_bytes / p.tcp_efficiency(acc)),
+          lambda p, acc: p.tcp_segment_bytes / p.tcp_efficiency(acc),
+          prompt="Counting such a segment as a single Ethernet frame, how many bytes of link "
+                 "time does it take (preamble, all headers, FCS and inter-frame gap included)?",
+          kind="size", display_unit="bytes", rtol=0.0, atol=0.5, efficiency=_eff_tcp),
         A("Q9", "maximum TCP goodput through the 5 Mbit/s bottleneck", "bit/s",
-          lambda p, acc: p.bottleneck_bps * p.tcp_efficiency(acc), 0.001),
+          lambda p, acc: p.bottleneck_bps * p.tcp_efficiency(acc), 0.001,
+          prompt="With these frames, what is the highest goodput a TCP connection can reach "
+                 "through the {C} interface?",
+          efficiency=_eff_tcp, **_GOODPUT),
     ]
     for k, name in enumerate(("A1", "A2", "A3")):
         out += [
-            A("Q13", f"{name}: goodput of h1 (UDP)", "bit/s", _udp_goodput(k, "h1")),
-            A("Q13", f"{name}: goodput of h2 (UDP)", "bit/s", _udp_goodput(k, "h2")),
-            A("Q13", f"{name}: loss of h1", "1", _udp_loss(k, "h1"), 0.01),
-            A("Q13", f"{name}: loss of h2", "1", _udp_loss(k, "h2"), 0.01),
+            A("Q13", f"{name}: goodput of h1 (UDP)", "bit/s", _udp_goodput(k, "h1"),
+              prompt=f"Scenario {name}: what goodput does h1 receive?",
+              efficiency=_eff_udp, **_GOODPUT),
+            A("Q13", f"{name}: goodput of h2 (UDP)", "bit/s", _udp_goodput(k, "h2"),
+              prompt=f"Scenario {name}: what goodput does h2 receive?",
+              efficiency=_eff_udp, **_GOODPUT),
+            A("Q13", f"{name}: loss of h1", "1", _udp_loss(k, "h1"), 0.01,
+              prompt=f"Scenario {name}: which share of h1's packets is dropped?", **_LOSS),
+            A("Q13", f"{name}: loss of h2", "1", _udp_loss(k, "h2"), 0.01,
+              prompt=f"Scenario {name}: which share of h2's packets is dropped?", **_LOSS),
         ]
     out += [
         A("Q17", "B1: UDP traffic on the bottleneck, headers included", "bit/s",
-          lambda p, acc: float((p.h1_udp_bps + p.h2_udp_bps[0]) * p.udp_wire_factor(acc))),
+          lambda p, acc: float((p.h1_udp_bps + p.h2_udp_bps[0]) * p.udp_wire_factor(acc)),
+          prompt="How much of the bottleneck do the two UDP flows occupy, headers included?",
+          efficiency=_eff_udp, **_RATE),
         A("Q17", "B1: rate left for h2's TCP connection", "bit/s",
-          lambda p, acc: float(_b1(p, acc).rates["h2_tcp"])),
+          lambda p, acc: float(_b1(p, acc).rates["h2_tcp"]),
+          prompt="Which link rate is left for the TCP connection?",
+          efficiency=_eff_tcp, **_RATE),
         A("Q17", "B1: goodput of h2's TCP connection", "bit/s",
-          lambda p, acc: float(_b1(p, acc).goodputs["h2_tcp"])),
+          lambda p, acc: float(_b1(p, acc).goodputs["h2_tcp"]),
+          prompt="What goodput does the TCP connection obtain?",
+          efficiency=_eff_tcp, paired=True, **_GOODPUT),
         A("Q17", "B1: goodput of h1 (UDP)", "bit/s",
-          lambda p, acc: float(_b1(p, acc).goodputs["h1_udp"])),
+          lambda p, acc: float(_b1(p, acc).goodputs["h1_udp"]),
+          prompt="What goodput does h1's UDP flow obtain?", **_GOODPUT),
         A("Q17", "B1: goodput of h2 (UDP)", "bit/s",
-          lambda p, acc: float(_b1(p, acc).goodputs["h2_udp"])),
+          lambda p, acc: float(_b1(p, acc).goodputs["h2_udp"]),
+          prompt="What goodput does h2's UDP flow obtain?", **_GOODPUT),
         A("Q19", "constant c of the Reno loss-throughput formula, sqrt(3/2)", "1",
-          lambda p, acc: math.sqrt(1.5), 0.005),
+          lambda p, acc: math.sqrt(1.5), 0.005,
+          prompt="Give the value of c for Reno, whose window halves on a loss "
+                 "(three significant digits).",
+          kind="constant", display_unit=""),
         A("Q20", "B2: Reno loss-throughput rate with the measured loss and RTT", "bit/s",
-          lambda p, acc: _reno_b(p, 0), 0.001),
+          lambda p, acc: _reno_b(p, 0), 0.001,
+          prompt="Scenario B2: which rate does the formula give?", **_RATE),
         A("Q20", "B3: Reno loss-throughput rate with the measured loss and RTT", "bit/s",
-          lambda p, acc: _reno_b(p, 1), 0.001),
+          lambda p, acc: _reno_b(p, 1), 0.001,
+          prompt="Scenario B3: which rate does the formula give?", **_RATE),
         A("Q21", "share of the traffic accepted at N1 (link N1-N2)", "1",
-          lambda p, acc: float(collapse(p, acc).links.loc["N1-N2", "accepted"])),
-        A("Q21", "rate of flow AB", "bit/s", lambda p, acc: float(collapse(p, acc).rates["AB"])),
-        A("Q21", "rate of flow CD", "bit/s", lambda p, acc: float(collapse(p, acc).rates["CD"])),
+          lambda p, acc: float(_collapse(p, acc).links.loc["N1-N2", "accepted"]),
+          prompt="Which share of the traffic arriving at N1 does the link N1-N2 carry on?",
+          kind="ratio", display_unit="%", atol=0.001),
+        A("Q21", "rate of flow AB", "bit/s", lambda p, acc: float(_collapse(p, acc).rates["AB"]),
+          prompt="At which link rate (headers included) does flow A->B arrive at B?",
+          efficiency=_eff_udp, **_RATE),
+        A("Q21", "rate of flow CD", "bit/s", lambda p, acc: float(_collapse(p, acc).rates["CD"]),
+          prompt="At which link rate (headers included) does flow C->D arrive at D?",
+          efficiency=_eff_udp, **_RATE),
         A("Q22", "goodput received by B", "bit/s",
-          lambda p, acc: float(collapse(p, acc).goodputs["AB"])),
+          lambda p, acc: float(_collapse(p, acc).goodputs["AB"]),
+          prompt="Which goodput does B receive?", efficiency=_eff_udp, paired=True, **_GOODPUT),
         A("Q22", "goodput received by D", "bit/s",
-          lambda p, acc: float(collapse(p, acc).goodputs["CD"])),
+          lambda p, acc: float(_collapse(p, acc).goodputs["CD"]),
+          prompt="Which goodput does D receive?", efficiency=_eff_udp, paired=True, **_GOODPUT),
         A("Q22", "loss of AB, (sent - goodput) / sent", "1",
-          lambda p, acc: _handout_loss(p.a_access_bps, float(collapse(p, acc).goodputs["AB"])), 0.002),
+          lambda p, acc: _handout_loss(p.a_access_bps, float(_collapse(p, acc).goodputs["AB"])), 0.002,
+          prompt="Taking the loss of a flow as (sending rate - goodput received) / sending rate, "
+                 "what is the loss of A->B?", **_LOSS),
         A("Q22", "loss of CD, (sent - goodput) / sent", "1",
-          lambda p, acc: _handout_loss(p.c_access_bps, float(collapse(p, acc).goodputs["CD"])), 0.002),
+          lambda p, acc: _handout_loss(p.c_access_bps, float(_collapse(p, acc).goodputs["CD"])), 0.002,
+          prompt="With the same definition, what is the loss of C->D?", **_LOSS),
     ]
 
     def fair52(method, what, flow):
         def compute(p, acc):
-            from labcalc import fairness
-
-            net = network_lab52(p, "udp", acc)
-            alloc = fairness.max_min(net) if method == "maxmin" else fairness.proportional(net)
+            # the rates of a fair allocation depend on the link capacities only, not
+            # on how frames are counted: solve once (wire) and reuse for every accounting
+            alloc = _fair52(p, method, "udp", "wire" if what == "rates" else acc)
             return float(getattr(alloc, what)[flow])
 
         return compute
 
     out += [
-        A("Q23", "max-min fair rate of A", "bit/s", fair52("maxmin", "rates", "AB")),
-        A("Q23", "max-min fair rate of C", "bit/s", fair52("maxmin", "rates", "CD")),
-        A("Q23", "max-min: goodput received by B", "bit/s", fair52("maxmin", "goodputs", "AB")),
-        A("Q23", "max-min: goodput received by D", "bit/s", fair52("maxmin", "goodputs", "CD")),
-        A("Q24", "proportionally fair rate of A", "bit/s", fair52("proportional", "rates", "AB")),
-        A("Q24", "proportionally fair rate of C", "bit/s", fair52("proportional", "rates", "CD")),
+        A("Q23", "max-min fair rate of A", "bit/s", fair52("maxmin", "rates", "AB"),
+          prompt="Max-min fairness: at which rate does A send?", efficiency=_eff_udp, **_RATE),
+        A("Q23", "max-min fair rate of C", "bit/s", fair52("maxmin", "rates", "CD"),
+          prompt="Max-min fairness: at which rate does C send?", efficiency=_eff_udp, **_RATE),
+        A("Q23", "max-min: goodput received by B", "bit/s", fair52("maxmin", "goodputs", "AB"),
+          prompt="Max-min fairness: which goodput does B receive?",
+          efficiency=_eff_udp, paired=True, **_GOODPUT),
+        A("Q23", "max-min: goodput received by D", "bit/s", fair52("maxmin", "goodputs", "CD"),
+          prompt="Max-min fairness: which goodput does D receive?",
+          efficiency=_eff_udp, paired=True, **_GOODPUT),
+        A("Q24", "proportionally fair rate of A", "bit/s", fair52("proportional", "rates", "AB"),
+          prompt="Proportional fairness: at which rate does A send?", efficiency=_eff_udp, **_RATE),
+        A("Q24", "proportionally fair rate of C", "bit/s", fair52("proportional", "rates", "CD"),
+          prompt="Proportional fairness: at which rate does C send?", efficiency=_eff_udp, **_RATE),
     ]
 
     def tcp52(flow):
         def compute(p, acc):
-            from labcalc import fairness
-
-            return float(fairness.max_min(network_lab52(p, "tcp", acc)).goodputs[flow])
+            return float(_fair52(p, "maxmin", "tcp", acc).goodputs[flow])
 
         return compute
 
@@ -374,33 +537,60 @@ def _answers() -> tuple[Answer, ...]:
         return lambda p, acc: float(_d_shares(p, k, acc)[host])
 
     out += [
-        A("Q27", "expected TCP goodput of h1 -> h4 (AB)", "bit/s", tcp52("AB")),
-        A("Q27", "expected TCP goodput of h2 -> h3 (CD)", "bit/s", tcp52("CD")),
+        A("Q27", "expected TCP goodput of h1 -> h4 (AB)", "bit/s", tcp52("AB"),
+          prompt="Which goodput do you expect for A->B?", efficiency=_eff_tcp, **_GOODPUT),
+        A("Q27", "expected TCP goodput of h2 -> h3 (CD)", "bit/s", tcp52("CD"),
+          prompt="Which goodput do you expect for C->D?", efficiency=_eff_tcp, **_GOODPUT),
         A("Q29", "RTT h3 -> h1 with 300 ms added on h3-eth0", "s",
-          lambda p, acc: p.h3_delay_s + 0.0),
-        A("Q31", "D1: rate of h1's connection", "bit/s", d1(0)),
-        A("Q31", "D1: aggregate rate of h2's three connections", "bit/s", d1(1)),
-        A("Q35", "D2: goodput of h1", "bit/s", d23(0, 0), 0.01),
-        A("Q35", "D2: goodput of h2", "bit/s", d23(0, 1), 0.01),
-        A("Q35", "D3: goodput of h1", "bit/s", d23(1, 0), 0.01),
-        A("Q35", "D3: goodput of h2", "bit/s", d23(1, 1), 0.01),
+          lambda p, acc: p.h3_delay_s + 0.0,
+          prompt="Which RTT does h3 measure when it pings h1?", **_TIME),
+        A("Q31", "D1: rate of h1's connection", "bit/s", d1(0),
+          prompt="Which rate does h1's connection get?", efficiency=_eff_tcp, **_RATE),
+        A("Q31", "D1: aggregate rate of h2's three connections", "bit/s", d1(1),
+          prompt="Which rate do h2's connections get together?", efficiency=_eff_tcp, **_RATE),
+        A("Q35", "D2: goodput of h1", "bit/s", d23(0, 0), 0.01,
+          prompt="Scenario D2: which goodput does h1 get?", efficiency=_eff_tcp, **_GOODPUT),
+        A("Q35", "D2: goodput of h2", "bit/s", d23(0, 1), 0.01,
+          prompt="Scenario D2: which goodput does h2 get?", efficiency=_eff_tcp, **_GOODPUT),
+        A("Q35", "D3: goodput of h1", "bit/s", d23(1, 0), 0.01,
+          prompt="Scenario D3: which goodput does h1 get?", efficiency=_eff_tcp, **_GOODPUT),
+        A("Q35", "D3: goodput of h2", "bit/s", d23(1, 1), 0.01,
+          prompt="Scenario D3: which goodput does h2 get?", efficiency=_eff_tcp, **_GOODPUT),
     ]
 
     def f53(method, flow):
-        return lambda p, acc: float(_lab53(p, method, acc).rates[flow])
+        # rates only: the same in every accounting (see fair52)
+        return lambda p, acc: float(_lab53(p, method, "wire").rates[flow])
 
-    out += [A("Q39", f"max-min fair rate of {f}", "bit/s", f53("maxmin", f)) for f in ("1to3", "1to2", "2to3")]
-    out += [A("Q40", f"proportionally fair rate of {f}", "bit/s", f53("proportional", f))
+    out += [A("Q39", f"max-min fair rate of {f}", "bit/s", f53("maxmin", f),
+              prompt=f"Max-min fairness: which rate does {f} get?", efficiency=_eff_tcp, **_RATE)
+            for f in ("1to3", "1to2", "2to3")]
+    out += [A("Q40", f"proportionally fair rate of {f}", "bit/s", f53("proportional", f),
+              prompt=f"Proportional fairness: which rate does {f} get?", efficiency=_eff_tcp, **_RATE)
             for f in ("1to3", "1to2", "2to3")]
     out += [
         A("Q41", "RTT of each connection without queueing", "s",
-          lambda p, acc: 2 * p.lab53_one_way_delay_s),
+          lambda p, acc: 2 * p.lab53_one_way_delay_s,
+          prompt="Ignoring queueing, what is the RTT of each of the three connections?", **_TIME),
         A("Q44", "queueing delay at router 2 (both directions)", "s",
-          lambda p, acc: float(_queue_delays(p)["router2"]), 0.01),
+          lambda p, acc: float(_queue_delays(p)["router2"]), 0.01,
+          prompt="Which queueing delay (both directions together) does router 2 add?",
+          rtol=0.02, **_TIME),
         A("Q44", "queueing delay at router 1 (both directions)", "s",
-          lambda p, acc: float(_queue_delays(p)["router1"]), 0.01),
+          lambda p, acc: float(_queue_delays(p)["router1"]), 0.01,
+          prompt="Which queueing delay (both directions together) does router 1 add?",
+          rtol=0.02, **_TIME),
     ]
-    return tuple(out)
+    counts: dict[str, int] = {}
+    for a in out:
+        counts[a.question] = counts.get(a.question, 0) + 1
+    seen: dict[str, int] = {}
+    numbered = []
+    for a in out:
+        seen[a.question] = seen.get(a.question, 0) + 1
+        answer_id = a.question if counts[a.question] == 1 else f"{a.question}.{seen[a.question]}"
+        numbered.append(replace(a, id=answer_id))
+    return tuple(numbered)
 
 
 #: Every theory answer of the handout, in question order.
@@ -493,3 +683,354 @@ def with_params(**changes) -> Params:
     10000000.0
     """
     return replace(Params(), **changes)
+
+
+# --- questions as data: context, prompts, variants ---------------------------------
+
+#: The situation each question is about, in our words; :meth:`Answer.text` puts it
+#: before the answer's prompt. Fields in braces come from :func:`prompt_fields`.
+QUESTION_CONTEXT: dict[str, str] = {
+    "Q3": "A UDP client sends datagrams that carry {payload} bytes of application data "
+          "each over Ethernet.",
+    "Q4": "The router's interface toward h3 is shaped to {C}, and the UDP datagrams carry "
+          "{payload} bytes of data each.",
+    "Q8": "A packet capture on the sender shows TCP segments that carry {seg} bytes of data "
+          "each and {tcp_options}.",
+    "Q9": "The TCP segments carry {seg} bytes of data each and {tcp_options}; each one is "
+          "counted as a single Ethernet frame on the wire.",
+    "Q13": "h1 and h2 send UDP datagrams of {payload} bytes of data to h3 through a {C} "
+           "drop-tail bottleneck that counts every byte on the wire. h1 sends at {h1}; h2 "
+           "sends at {h2_A1} in scenario A1, {h2_A2} in A2 and {h2_A3} in A3. Without "
+           "congestion control, an overloaded queue drops the same share of every flow.",
+    "Q17": "Scenario B1: h1 sends UDP at {h1} and h2 at {h2_A1} ({payload}-byte datagrams) "
+           "through the {C} bottleneck, while a long TCP transfer from h2 takes whatever "
+           "capacity the UDP flows leave; each TCP segment ({seg} bytes of data, "
+           "{tcp_options}) counts as one frame on the wire.",
+    "Q19": "Reno's loss-throughput formula predicts a rate of c * L / (RTT * sqrt(q)) for "
+           "segments of L bits, a round-trip time RTT and a loss probability q.",
+    "Q20": "A TCP connection sends {seg}-byte segments and sees the loss of h2's UDP flow: "
+           "{loss_B2} with an RTT of {rtt_B2} in scenario B2, {loss_B3} with an RTT of "
+           "{rtt_B3} in B3. Use Reno's loss-throughput formula with c = sqrt(3/2).",
+    "Q21": "Flow A->B crosses links A-N1 ({a_access}), N1-N2 ({shared}) and N2-B "
+           "({ab_exit}); flow C->D crosses C-N1 ({c_access}), N1-N2 and N2-D ({cd_exit}). "
+           "Without congestion control, A and C send UDP ({payload}-byte datagrams) at the "
+           "full speed of their access links; queues are drop-tail and every wire byte "
+           "counts.",
+    "Q22": "Same network and traffic as before: A and C send UDP at the full speed of "
+           "their access links ({a_access} and {c_access}) without congestion control.",
+    "Q23": "In the same network (A-N1 {a_access}, C-N1 {c_access}, N1-N2 {shared}, N2-D "
+           "{cd_exit}, N2-B {ab_exit}), A and C now send at the rates of the max-min fair "
+           "allocation, counted on the links with headers ({payload}-byte datagrams).",
+    "Q24": "Same network (A-N1 {a_access}, C-N1 {c_access}, N1-N2 {shared}, N2-D "
+           "{cd_exit}, N2-B {ab_exit}), now with the proportionally fair allocation of the "
+           "link rates.",
+    "Q27": "A and C now use TCP in the same network (A-N1 {a_access}, C-N1 {c_access}, "
+           "N1-N2 {shared}, N2-D {cd_exit}); each segment ({seg} bytes of data, {tcp_options}) "
+           "counts as one frame on the wire, and TCP is expected to reach the max-min fair "
+           "rates.",
+    "Q29": "An extra delay of {h3_delay} is added to every packet that leaves h3-eth0 (one "
+           "direction only).",
+    "Q31": "Scenario D1: through the {C} bottleneck, h1 opens one TCP connection to h3 and "
+           "h2 opens {d1_h2} connections; all of them have the same RTT and the link is "
+           "shared per connection.",
+    "Q35": "Scenarios D2 and D3: h1 and h2 each open one TCP connection to h3 through the "
+           "{C} bottleneck. h2's RTT is {h3_delay}; h1's is longer by {Y_D2} in D2 and by "
+           "{Y_D3} in D3. Assume each connection gets a rate inversely proportional to its "
+           "RTT and that together they fill the link; each segment ({seg} bytes of data, "
+           "{tcp_options}) counts as one frame on the wire.",
+    "Q39": "Three TCP connections share two routers: 1to3 crosses router 1 ({c53_1}) and "
+           "router 2 ({c53_2}), 1to2 crosses router 1 only and 2to3 router 2 only.",
+    "Q40": "Same three connections (1to3 through router 1 at {c53_1} and router 2 at "
+           "{c53_2}, 1to2 through router 1, 2to3 through router 2).",
+    "Q41": "An extra delay of {d53} is added to the packets leaving h1-eth0, h2-eth0 and "
+           "h3-eth0 (one direction each); every connection crosses two of these interfaces "
+           "per round trip.",
+    "Q44": "Without queueing every connection would have an RTT of {rtt53}. The measured "
+           "average RTTs are {rtt_1to2} for 1to2 (router 1), {rtt_1to3} for 1to3 (both "
+           "routers) and {rtt_2to3} for 2to3 (router 2).",
+}
+
+
+def _rate(x: float) -> str:
+    from labcalc.units import format_quantity
+
+    return format_quantity(x, "bit/s")
+
+
+def _time(x: float) -> str:
+    from labcalc.units import format_quantity
+
+    return format_quantity(x, "s")
+
+
+def prompt_fields(params: Params | None = None) -> dict[str, str]:
+    """The scenario numbers that question texts quote, formatted for reading.
+
+    Parameters
+    ----------
+    params : Params, optional
+        The handout's parameters by default.
+
+    Returns
+    -------
+    dict of str
+        For example ``{"C": "5 Mbit/s", "payload": "1000", "h3_delay": "300 ms", ...}``.
+
+    Examples
+    --------
+    >>> f = prompt_fields()
+    >>> f["C"], f["h2_A3"], f["loss_B2"], f["rtt53"]
+    ('5 Mbit/s', '9 Mbit/s', '22 %', '300 ms')
+    """
+    p = Params() if params is None else params
+    opts = p.tcp_options_bytes
+    base = 2 * p.lab53_one_way_delay_s
+    return {
+        "C": _rate(p.bottleneck_bps),
+        "payload": f"{p.udp_payload_bytes}",
+        "seg": f"{p.tcp_segment_bytes}",
+        "mss": f"{p.mss_bytes}",
+        "tcp_options": f"a {opts}-byte TCP timestamp option" if opts else "no TCP option",
+        "h1": _rate(p.h1_udp_bps),
+        "h2_A1": _rate(p.h2_udp_bps[0]),
+        "h2_A2": _rate(p.h2_udp_bps[1]),
+        "h2_A3": _rate(p.h2_udp_bps[2]),
+        "loss_B2": f"{100 * p.b_loss[0]:.4g} %",
+        "loss_B3": f"{100 * p.b_loss[1]:.4g} %",
+        "rtt_B2": _time(p.b_rtt_s[0]),
+        "rtt_B3": _time(p.b_rtt_s[1]),
+        "a_access": _rate(p.a_access_bps),
+        "c_access": _rate(p.c_access_bps),
+        "shared": _rate(p.shared_bps),
+        "cd_exit": _rate(p.cd_exit_bps),
+        "ab_exit": _rate(p.ab_exit_bps),
+        "h3_delay": _time(p.h3_delay_s),
+        "d1_h2": f"{p.d1_connections[1]}",
+        "Y_D2": _time(p.extra_delay_s[0]),
+        "Y_D3": _time(p.extra_delay_s[1]),
+        "c53_1": _rate(p.lab53_bottleneck_bps[0]),
+        "c53_2": _rate(p.lab53_bottleneck_bps[1]),
+        "d53": _time(p.lab53_one_way_delay_s),
+        "rtt53": _time(base),
+        "rtt_1to2": _time(p.lab53_rtt_s[0]),
+        "rtt_1to3": _time(p.lab53_rtt_s[1]),
+        "rtt_2to3": _time(p.lab53_rtt_s[2]),
+    }
+
+
+def get_answer(answer_id: str) -> Answer:
+    """The :class:`Answer` with id ``answer_id`` (``"Q4"``, ``"Q13.6"``...).
+
+    Raises
+    ------
+    KeyError
+        For an unknown id; the message lists a few valid ones.
+
+    Examples
+    --------
+    >>> get_answer("Q13.6").item
+    'A2: goodput of h2 (UDP)'
+    """
+    for a in ANSWERS:
+        if a.id == answer_id:
+            return a
+    raise KeyError(f"no answer {answer_id!r} in lab5 (ids look like Q4, Q13.6, Q44.2)")
+
+
+def questions(params: Params | None = None):
+    """Every answer of the handout as a table a grader can read or export.
+
+    Parameters
+    ----------
+    params : Params, optional
+        Scenario whose numbers the ``text`` column quotes (the handout's by default).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per answer, indexed by ``id``: ``question``, ``item``, ``text`` (context
+        and prompt, in our words), ``kind``, ``unit`` (base unit), ``display_unit``,
+        ``rtol``, ``atol`` (base units), ``points``.
+
+    Examples
+    --------
+    >>> q = questions()
+    >>> len(q), float(q.points.sum())
+    (55, 55.0)
+    >>> row = q.loc["Q13.10"]
+    >>> row.kind, row.display_unit, float(row.rtol)
+    ('goodput', 'Mbit/s', 0.01)
+    """
+    import pandas as pd
+
+    p = Params() if params is None else params
+    rows = [
+        (a.id, a.question, a.item, a.text(p), a.kind, a.unit, a.display_unit, a.rtol, a.atol,
+         float(a.points))
+        for a in ANSWERS
+    ]
+    cols = ["id", "question", "item", "text", "kind", "unit", "display_unit", "rtol", "atol",
+            "points"]
+    return pd.DataFrame(rows, columns=cols).set_index("id")
+
+
+#: Largest seed accepted by :func:`variant` (seeds are 0 .. MAX_SEED).
+MAX_SEED = 2**63 - 1
+
+
+def _check_seed(seed) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        try:
+            import numpy as np
+
+            if isinstance(seed, np.integer):
+                seed = int(seed)
+        except ImportError:  # pragma: no cover
+            pass
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise ValueError(f"seed must be a whole number between 0 and 2**63 - 1; got {seed!r}")
+    if not 0 <= seed <= MAX_SEED:
+        raise ValueError(f"seed must be between 0 and 2**63 - 1; got {seed}")
+    return seed
+
+
+@functools.lru_cache(maxsize=1024)
+def variant(seed: int) -> Params:
+    """Scenario parameters of variant ``seed``: each student gets their own numbers.
+
+    Parameters
+    ----------
+    seed : int
+        0 .. 2**63 - 1. Seed 0 is the handout's own scenario; any other seed draws
+        new parameters. The same seed always gives the same parameters (the draw
+        uses :class:`random.Random`, whose integer stream Python keeps stable).
+
+    Returns
+    -------
+    Params
+        The answer key of the variant follows: ``answers(variant(seed))``.
+
+    Notes
+    -----
+    The ranges keep every scenario of the handout meaningful:
+
+    - bottleneck 2-10 Mbit/s; UDP payload 500-1400 bytes; TCP with or without the
+      timestamp option (MSS 1448 or 1460), segments of two MSS as captured with
+      offload;
+    - h1 sends at 10-30 % of the bottleneck; with h2, the UDP load is at most 60 %
+      of it in A1/B1 (so no loss and room for TCP), 100-115 % in A2 (just
+      overloaded once headers count) and 160-250 % in A3;
+    - B2/B3 loss 10-30 % and 40-60 %, RTTs 40-90 ms;
+    - collapse network: access links A 0.6-2 Mbit/s, C 5-20 Mbit/s (at least four
+      times the shared link), shared link 1-2.5 Mbit/s, exit link of C->D
+      0.2-0.8 Mbit/s (narrower than the shared link), never exactly half of it;
+    - added delay on h3 100-400 ms; 2-4 connections on h2 in D1; extra delay of h1
+      200-600 ms (D2) and 800-1200 ms (D3);
+    - two-router network: capacities 2-10 Mbit/s each, one-way delays 50-200 ms,
+      queueing delays 5-60 ms per router in the measured RTTs.
+
+    Rates are drawn on a 100 kbit/s grid and times on a millisecond grid, so that
+    question texts show round numbers.
+
+    Examples
+    --------
+    >>> variant(0) == Params()
+    True
+    >>> v = variant(7)
+    >>> v == variant(7), v == variant(8)
+    (True, False)
+    >>> 2e6 <= v.bottleneck_bps <= 10e6
+    True
+    """
+    import random
+
+    seed = _check_seed(seed)
+    if seed == 0:
+        return Params()
+    rng = random.Random(seed)
+    k = 100e3  # rate grid [bit/s]
+
+    def rate_between(lo_bps, hi_bps):
+        lo, hi = math.ceil(lo_bps / k - 1e-9), math.floor(hi_bps / k + 1e-9)
+        return rng.randint(max(lo, 1), max(hi, lo, 1)) * k
+
+    def ms_between(lo, hi, step=1):
+        return rng.randrange(lo, hi + 1, step) / 1000
+
+    cap = rng.choice([2, 3, 4, 5, 6, 8, 10]) * 1e6
+    payload = rng.choice([500, 600, 800, 1000, 1200, 1400])
+    options = rng.choice([0, 12])
+    mss = 1460 - options
+    h1 = rate_between(0.1 * cap, 0.3 * cap)
+    h2_a1 = rate_between(0.05 * cap, 0.6 * cap - h1)
+    h2_a2 = rate_between(1.0 * cap - h1, 1.15 * cap - h1)
+    h2_a3 = rate_between(1.6 * cap - h1, 2.5 * cap - h1)
+    loss = (rng.randint(10, 30) / 100, rng.randint(40, 60) / 100)
+    rtts = (ms_between(40, 90), ms_between(40, 90))
+    # neither A's access link nor C's exit link is ever exactly half the shared link:
+    # a bound that ties with the even split makes the proportionally fair optimum
+    # degenerate (two active constraints for one rate), which solvers handle badly
+    shared = rng.choice([1.0, 1.5, 2.0, 2.5]) * 1e6
+    a_access = rng.choice([0.6, 0.8, 1.2, 1.6, 2.0]) * 1e6
+    cd_exit = rng.choice([0.2, 0.3, 0.4, 0.6, 0.7, 0.8]) * 1e6
+    c_access = max(rng.choice([5, 8, 10, 20]) * 1e6, 4 * shared)
+    one_way = ms_between(50, 200, 10)
+    q1, q2 = ms_between(5, 60, 5), ms_between(5, 60, 5)
+    base = 2 * one_way
+    return Params(
+        bottleneck_bps=cap,
+        udp_payload_bytes=payload,
+        tcp_segment_bytes=2 * mss,
+        tcp_options_bytes=options,
+        mss_bytes=mss,
+        h1_udp_bps=h1,
+        h2_udp_bps=(h2_a1, h2_a2, h2_a3),
+        b_loss=loss,
+        b_rtt_s=rtts,
+        a_access_bps=a_access,
+        c_access_bps=c_access,
+        shared_bps=shared,
+        cd_exit_bps=cd_exit,
+        ab_exit_bps=10e6,
+        h3_delay_s=ms_between(100, 400, 50),
+        d1_connections=(1, rng.randint(2, 4)),
+        extra_delay_s=(ms_between(200, 600, 100), ms_between(800, 1200, 100)),
+        lab53_bottleneck_bps=(rng.choice([2, 3, 4, 5, 6, 8, 10]) * 1e6,
+                              rng.choice([2, 3, 4, 5, 6, 8, 10]) * 1e6),
+        lab53_one_way_delay_s=one_way,
+        lab53_rtt_s=(round(base + q1, 6), round(base + q1 + q2, 6), round(base + q2, 6)),
+    )
+
+
+def variant_for(student_id: str, course_salt: str) -> int:
+    """The variant seed of a student: a hash of the course salt and the student id.
+
+    Parameters
+    ----------
+    student_id : str
+        As it appears in the class list (leading and trailing spaces are ignored).
+    course_salt : str
+        A secret per course and year, so that seeds cannot be predicted from ids and
+        differ from one year to the next.
+
+    Returns
+    -------
+    int
+        A seed in 1 .. 2**63 - 1 (never 0, the handout's own numbers). SHA-256 makes
+        it the same on every machine and Python version.
+
+    Examples
+    --------
+    >>> variant_for("alice", "tcpip-2025") == variant_for(" alice ", "tcpip-2025")
+    True
+    >>> variant_for("alice", "tcpip-2025") != variant_for("alice", "tcpip-2026")
+    True
+    """
+    import hashlib
+
+    if not isinstance(student_id, str) or not student_id.strip():
+        raise ValueError(f"student_id must be a non-empty string; got {student_id!r}")
+    if not isinstance(course_salt, str):
+        raise ValueError(f"course_salt must be a string; got {course_salt!r}")
+    digest = hashlib.sha256(f"{course_salt}\x1f{student_id.strip()}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") % MAX_SEED + 1

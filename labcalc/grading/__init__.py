@@ -1,0 +1,65 @@
+"""Grading: answers checked with units and tolerance, slips diagnosed, whole classes graded.
+
+- :func:`check` -- one answer against an expected value (notebook check cells);
+  :func:`check_answer` -- one answer against a lab's answer key, all slips included;
+- :func:`answer_key`, :func:`answer_keys` -- the answers of lab variants, with the values
+  of the slips (cached; many at once in worker processes);
+- :func:`grade`, :func:`grade_file`, :func:`read_answers` -- a class's answers file
+  (untrusted CSV) to grades, statistics, feedback and an HTML report;
+- :func:`moodle_xml`, :func:`gift` -- the questions as a Moodle quiz, one category per
+  question holding its variants;
+- :func:`simulate_class` -- a synthetic class with realistic mistakes, for demos and
+  benchmarks.
+
+Examples
+--------
+>>> from labcalc import grading
+>>> r = grading.check("586 kB/s", 4_690_431.5, unit="Mbit/s")
+>>> r.correct, r.diagnosis
+(True, None)
+>>> grading.check_answer("Q4", "5 Mbit/s").diagnosis
+'header_overhead'
+"""
+
+from labcalc.grading.check import CheckResult, ParsedAnswer, check, parse_answer
+from labcalc.grading.diagnosis import CONTEXT_SLIPS, DEFAULT_CREDIT, SLIPS, credit_table
+from labcalc.grading.keys import AnswerKey, answer_key, answer_keys, check_answer, clear_key_cache
+from labcalc.grading.batch import (
+    AnswerFileError,
+    AnswerSheet,
+    GradeResult,
+    Problem,
+    csv_safe,
+    grade,
+    grade_file,
+    read_answers,
+)
+from labcalc.grading.export import gift, moodle_xml
+from labcalc.grading.simulate import simulate_class
+
+__all__ = [
+    "check",
+    "CheckResult",
+    "parse_answer",
+    "ParsedAnswer",
+    "SLIPS",
+    "DEFAULT_CREDIT",
+    "CONTEXT_SLIPS",
+    "credit_table",
+    "answer_key",
+    "answer_keys",
+    "clear_key_cache",
+    "AnswerKey",
+    "check_answer",
+    "read_answers",
+    "AnswerSheet",
+    "AnswerFileError",
+    "Problem",
+    "grade",
+    "grade_file",
+    "GradeResult",
+    "csv_safe",
+    "moodle_xml",
+    "gift",
+    "simulate_class",
+]

@@ -1,0 +1,665 @@
+"""Batch grading of a class's answers file (untrusted CSV) into grades and feedback.
+
+The answers file has one row per answer, with columns ``student``, ``question``,
+``answer`` and optionally ``variant`` (the seed of the student's numbers); other
+columns are ignored. The file comes from students, so:
+
+- it is never evaluated; answers are read by :func:`labcalc.grading.parse_answer`;
+- a file above ``max_bytes`` is refused before being read;
+- a malformed row (wrong number of fields, binary data, an over-long cell, an unknown
+  question, a bad variant...) is reported with its row number and reason, and skipped;
+  it never stops the grading;
+- text written back to CSV is neutralised against formula injection
+  (:func:`csv_safe`), and to HTML escaped (:mod:`labcalc.grading.report`).
+
+Examples
+--------
+>>> text = b"student,question,answer\\nada,Q4,4.69 Mbit/s\\nada,Q3,1000 bytes\\nbob,Q9,\\x00\\x01\\n"
+>>> result = grade(read_answers(text))
+>>> result.grades[["student", "Q3", "Q4", "total"]].to_string(index=False)
+'student  Q3  Q4  total\\n    ada 0.5 1.0    1.5'
+>>> [str(p) for p in result.problems]
+['row 4: contains binary data or control characters']
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Mapping
+
+import numpy as np
+
+from labcalc.grading.check import build_message, describe_tolerance, parse_answer
+from labcalc.grading.diagnosis import CONTEXT_SLIPS, credit_table, evaluate
+
+__all__ = [
+    "AnswerFileError",
+    "Problem",
+    "AnswerSheet",
+    "GradeResult",
+    "read_answers",
+    "grade",
+    "grade_file",
+    "csv_safe",
+    "DEFAULT_MAX_BYTES",
+]
+
+#: Largest answers file read [bytes] (1,000 students x 50 answers take about 2 MB).
+DEFAULT_MAX_BYTES = 20_000_000
+#: Longest accepted answer and student id [characters].
+MAX_ANSWER_CHARS = 100
+MAX_STUDENT_CHARS = 64
+
+REQUIRED_COLUMNS = ("student", "question", "answer")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffd]")
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n")
+
+
+class AnswerFileError(ValueError):
+    """The answers file as a whole cannot be graded (too large, not CSV, columns missing)."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A row that was skipped, and why.
+
+    Attributes
+    ----------
+    row : int
+        Line of the file where the row starts (the header is row 1); for a data frame,
+        its position + 2, as a spreadsheet would number it.
+    reason : str
+        What is wrong, in a few words; student text in it is quoted with ``repr``.
+    """
+
+    row: int
+    reason: str
+
+    def __str__(self) -> str:
+        return f"row {self.row}: {self.reason}"
+
+
+@dataclass(frozen=True)
+class AnswerSheet:
+    """The usable rows of an answers file and the problems found while reading it.
+
+    Attributes
+    ----------
+    answers : pandas.DataFrame
+        Columns ``row``, ``student``, ``question``, ``answer``, ``variant`` (an integer
+        seed, or -1 when the file has no variant column).
+    problems : tuple of Problem
+    has_variant : bool
+        Whether the file has a ``variant`` column.
+    source : str
+        Name of the file, for messages.
+    """
+
+    answers: object
+    problems: tuple[Problem, ...]
+    has_variant: bool
+    source: str = "answers"
+
+
+def csv_safe(value):
+    """Neutralise a cell against formula injection when a spreadsheet opens the CSV.
+
+    Text starting with ``=``, ``+``, ``-``, ``@``, a tab or a line break (after any
+    spaces) gets a leading apostrophe, so spreadsheets show it as text instead of
+    running it. Other values are returned unchanged.
+
+    Examples
+    --------
+    >>> csv_safe('=HYPERLINK("http://x")'), csv_safe("-5 Mbit/s"), csv_safe("ada"), csv_safe(1.5)
+    ('\\'=HYPERLINK("http://x")', "'-5 Mbit/s", 'ada', 1.5)
+    """
+    if isinstance(value, str) and value.lstrip(" ").startswith(_FORMULA_START):
+        return "'" + value
+    return value
+
+
+def _quote(text: str, limit: int = 40) -> str:
+    text = str(text)
+    return repr(text if len(text) <= limit else text[: limit - 3] + "...")
+
+
+def _read_bytes(source, max_bytes: int) -> tuple[bytes, str]:
+    if isinstance(source, (bytes, bytearray)):
+        data, name = bytes(source), "answers"
+    elif isinstance(source, (str, Path)):
+        path = Path(source)
+        name = path.name
+        try:
+            size = os.stat(path).st_size
+        except FileNotFoundError:
+            raise AnswerFileError(f"{path}: answers file not found") from None
+        except OSError as exc:
+            raise AnswerFileError(f"{path}: cannot read the answers file ({exc.strerror})") from None
+        if path.is_dir():
+            raise AnswerFileError(f"{path}: is a folder, not an answers file")
+        if size > max_bytes:
+            raise AnswerFileError(f"{name}: {size} bytes, above the limit of {max_bytes} bytes")
+        with open(path, "rb") as fh:
+            data = fh.read(max_bytes + 1)
+    elif hasattr(source, "read"):
+        name = str(getattr(source, "name", "answers"))
+        data = source.read(max_bytes + 1)
+        if isinstance(data, str):
+            data = data.encode("utf-8")
+    else:
+        raise AnswerFileError(f"cannot read answers from a {type(source).__name__}")
+    if len(data) > max_bytes:
+        raise AnswerFileError(f"{name}: larger than the limit of {max_bytes} bytes")
+    return data, name
+
+
+def _looks_binary(data: bytes) -> bool:
+    """A header line with control bytes, or a head that is mostly control bytes."""
+    head = data[:65536]
+    first_line = head.split(b"\n", 1)[0][:4096]
+    if any(b < 9 or 13 < b < 32 or b == 127 for b in first_line):
+        return True
+    try:
+        first_line.decode("utf-8")
+    except UnicodeDecodeError:
+        return len(first_line) < 4096  # (a cut in the middle of a character is fine)
+    controls = sum(1 for b in head if b < 9 or 13 < b < 32)
+    return controls > 0.3 * max(len(head), 1)
+
+
+def read_answers(source, *, max_bytes: int = DEFAULT_MAX_BYTES) -> AnswerSheet:
+    """Read an answers CSV defensively: bad rows are reported and skipped, never fatal.
+
+    Parameters
+    ----------
+    source : str, Path, bytes or file object
+        The answers file (UTF-8, with or without a byte-order mark; any line endings).
+    max_bytes : int
+        Files larger than this are refused without being read.
+
+    Returns
+    -------
+    AnswerSheet
+
+    Raises
+    ------
+    AnswerFileError
+        When the file as a whole cannot be used: missing, too large, binary, empty, or
+        without the columns ``student``, ``question`` and ``answer``.
+
+    Examples
+    --------
+    >>> sheet = read_answers(b"Student;Question;Answer\\n")
+    Traceback (most recent call last):
+    ...
+    labcalc.grading.batch.AnswerFileError: answers: missing column 'student' (an answers file needs the columns student, question, answer, and optionally variant; found: 'student;question;answer')
+    >>> sheet = read_answers(b"student,question,answer\\nada,Q4,4,69 Mbit/s\\n")
+    >>> [str(p) for p in sheet.problems]
+    ['row 2: 4 fields where the header has 3 (an unquoted comma in the answer?)']
+    """
+    data, name = _read_bytes(source, max_bytes)
+    if _looks_binary(data):
+        raise AnswerFileError(f"{name}: not a CSV text file (binary data, or text that is not UTF-8)")
+    text = data.decode("utf-8-sig", errors="replace")
+    if not text.strip():
+        raise AnswerFileError(f"{name}: the file is empty")
+    reader = csv.reader(io.StringIO(text, newline=""), strict=False)
+    try:
+        header = next(reader)
+    except csv.Error as exc:
+        raise AnswerFileError(f"{name}: cannot read the header line ({exc})") from None
+    columns = [h.strip().lstrip("\ufeff").lower() for h in header]
+    missing = [c for c in REQUIRED_COLUMNS if c not in columns]
+    if missing:
+        found = ", ".join(_quote(c, 30) for c in columns[:6])
+        raise AnswerFileError(
+            f"{name}: missing column {missing[0]!r} (an answers file needs the columns "
+            f"student, question, answer, and optionally variant; found: {found})"
+        )
+    duplicated = sorted({c for c in columns if columns.count(c) > 1 and c in REQUIRED_COLUMNS + ("variant",)})
+    if duplicated:
+        raise AnswerFileError(f"{name}: column {duplicated[0]!r} appears twice")
+    has_variant = "variant" in columns
+
+    def records():
+        line = reader.line_num
+        while True:
+            start = line + 1
+            try:
+                fields = next(reader)
+            except StopIteration:
+                return
+            except csv.Error as exc:
+                yield start, None, f"unreadable CSV ({exc})"
+                if reader.line_num == line:  # pragma: no cover - csv always advances
+                    return
+                line = reader.line_num
+                continue
+            line = reader.line_num
+            yield start, fields, None
+
+    rows, problems = _validate(records(), columns, has_variant)
+    return AnswerSheet(_frame(rows), tuple(problems), has_variant, name)
+
+
+def _frame(rows):
+    import pandas as pd
+
+    df = pd.DataFrame(rows, columns=["row", "student", "question", "answer", "variant"])
+    return df.astype({"row": "int64", "variant": "int64"})
+
+
+def _normal_question(text: str) -> str:
+    text = text.strip()
+    return "Q" + text[1:] if text[:1] == "q" else text
+
+
+def _validate(records: Iterable, columns: list[str], has_variant: bool):
+    """Check each record; return the usable rows and the problems."""
+    from labcalc.labs.lab5 import MAX_SEED
+
+    i_student, i_question, i_answer = (columns.index(c) for c in REQUIRED_COLUMNS)
+    i_variant = columns.index("variant") if has_variant else None
+    n_columns = len(columns)
+    rows, problems = [], []
+
+    def problem(row, reason):
+        problems.append(Problem(row, reason))
+
+    for row, fields, error in records:
+        if error is not None:
+            problem(row, error)
+            continue
+        if not fields or all(not str(f).strip() for f in fields):
+            continue  # blank line
+        if len(fields) != n_columns:
+            hint = " (an unquoted comma in the answer?)" if len(fields) > n_columns else ""
+            problem(row, f"{len(fields)} field{'s' if len(fields) != 1 else ''} where the header "
+                         f"has {n_columns}{hint}")
+            continue
+        fields = [str(f) for f in fields]
+        if any("\n" in f or "\r" in f for f in fields):
+            problem(row, "a line break inside a field (an unclosed quote?)")
+            continue
+        if any(_CONTROL.search(f) for f in fields):
+            problem(row, "contains binary data or control characters")
+            continue
+        student = fields[i_student].strip()
+        question = _normal_question(fields[i_question])
+        answer = fields[i_answer].strip()
+        if not student:
+            problem(row, "no student id")
+            continue
+        if len(student) > MAX_STUDENT_CHARS:
+            problem(row, f"student id longer than {MAX_STUDENT_CHARS} characters")
+            continue
+        if not question:
+            problem(row, "no question id")
+            continue
+        if len(question) > 20:
+            problem(row, f"question id {_quote(question, 20)} is too long")
+            continue
+        if len(answer) > MAX_ANSWER_CHARS:
+            problem(row, f"answer longer than {MAX_ANSWER_CHARS} characters")
+            continue
+        variant = -1
+        if i_variant is not None:
+            text = fields[i_variant].strip()
+            if not text:
+                problem(row, "no variant (the file has a variant column)")
+                continue
+            if not re.fullmatch(r"\d{1,19}", text) or int(text) > MAX_SEED:
+                problem(row, f"variant {_quote(text, 24)} is not a whole number between 0 and 2**63 - 1")
+                continue
+            variant = int(text)
+        rows.append((row, student, question, answer, variant))
+    return rows, problems
+
+
+def _sheet_from_frame(df) -> AnswerSheet:
+    columns = [str(c).strip().lower() for c in df.columns]
+    missing = [c for c in REQUIRED_COLUMNS if c not in columns]
+    if missing:
+        raise AnswerFileError(f"answers: missing column {missing[0]!r}")
+    has_variant = "variant" in columns
+    renamed = df.set_axis(columns, axis=1)
+    wanted = list(REQUIRED_COLUMNS) + (["variant"] if has_variant else [])
+
+    def cell(v):
+        if v is None or (isinstance(v, float) and math.isnan(v)):
+            return ""
+        return str(v)
+
+    records = (
+        (i + 2, [cell(v) for v in values], None)
+        for i, values in enumerate(renamed[wanted].itertuples(index=False, name=None))
+    )
+    rows, problems = _validate(records, wanted, has_variant)
+    return AnswerSheet(_frame(rows), tuple(problems), has_variant, "answers")
+
+
+@dataclass(frozen=True)
+class GradeResult:
+    """Grades, per-answer feedback and statistics of a class (see :func:`grade`).
+
+    Attributes
+    ----------
+    detail : pandas.DataFrame
+        One row per graded answer: ``row``, ``student``, ``variant``, ``question``,
+        ``answer`` (as typed), ``correct``, ``score`` (0..1), ``points`` (earned),
+        ``max_points``, ``diagnosis`` (None or a code), ``message``, ``expected`` and
+        ``given`` (base units), ``unit`` (display unit).
+    grades : pandas.DataFrame
+        One row per student: ``student``, ``variant``, the points earned per answer id
+        (0 when unanswered), ``total``, ``max_total`` and ``percent``.
+    stats : pandas.DataFrame
+        One row per answer id: ``item``, ``points``, ``answered``, ``correct`` (share
+        of the answers), ``mean_score``, ``top_diagnosis`` (most frequent slip among
+        the wrong answers) and ``top_share`` (its share of the wrong answers).
+    problems : tuple of Problem
+        Rows skipped while reading or grading.
+    lab, accounting, source : str
+        The lab, the accounting of its answer key, and the name of the answers file.
+    """
+
+    detail: object
+    grades: object
+    stats: object
+    problems: tuple[Problem, ...]
+    lab: str = "lab5"
+    accounting: str = "wire"
+    source: str = "answers"
+
+    def summary(self) -> str:
+        """One line: students, answers, mean grade, skipped rows.
+
+        Examples
+        --------
+        >>> grade(read_answers(b"student,question,answer\\nada,Q4,4.69 Mbit/s\\n")).summary()
+        'lab5: 1 student, 1 answer graded, mean 1.8 % of the points; no row skipped'
+        """
+        n_students = len(self.grades)
+        n_answers = len(self.detail)
+        mean = float(self.grades["percent"].mean()) if n_students else 0.0
+        skipped = len(self.problems)
+        return (f"{self.lab}: {n_students} student{'s' if n_students != 1 else ''}, "
+                f"{n_answers} answer{'s' if n_answers != 1 else ''} graded, mean {mean:.1f} % "
+                f"of the points; " + (f"{skipped} row{'s' if skipped != 1 else ''} skipped"
+                                     if skipped else "no row skipped"))
+
+    def write_grades(self, path) -> None:
+        """Write ``grades`` as CSV, text cells neutralised against formula injection."""
+        _safe_frame(self.grades).to_csv(path, index=False, float_format="%.6g")
+
+    def write_feedback(self, path) -> None:
+        """Write one row per answer (student, question, answer, points, diagnosis, message)."""
+        cols = ["student", "variant", "question", "answer", "points", "max_points", "diagnosis", "message"]
+        _safe_frame(self.detail[cols]).to_csv(path, index=False, float_format="%.6g")
+
+    def report_html(self, title: str | None = None) -> str:
+        """The HTML report (see :func:`labcalc.grading.report.report_html`)."""
+        from labcalc.grading.report import report_html
+
+        return report_html(self, title=title)
+
+    def write_report(self, path, title: str | None = None) -> None:
+        """Write :meth:`report_html` to ``path`` (UTF-8)."""
+        Path(path).write_text(self.report_html(title), encoding="utf-8")
+
+
+def _safe_frame(df):
+    out = df.copy()
+    for col in out.columns:
+        if out[col].dtype == object or str(out[col].dtype).startswith(("str", "string")):
+            out[col] = [csv_safe(v) for v in out[col]]
+    return out
+
+
+def grade(answers, lab: str = "lab5", *, salt: str | None = None, accounting: str = "wire",
+          credit: Mapping[str, float] | None = None, sigfigs: int | None = None,
+          points: Mapping[str, float] | None = None, jobs: int | None = None) -> GradeResult:
+    """Grade a class: every answer checked against its student's variant key.
+
+    Parameters
+    ----------
+    answers : AnswerSheet or pandas.DataFrame
+        From :func:`read_answers`, or a frame with columns ``student``, ``question``,
+        ``answer`` and optionally ``variant``.
+    lab : str, default "lab5"
+    salt : str, optional
+        Course salt: without a variant column, each student's variant is
+        ``variant_for(student, salt)``. Without both, every student is graded on the
+        handout's numbers (variant 0).
+    accounting : str, default "wire"
+        Byte accounting of the answer key.
+    credit : mapping, optional
+        Partial credit per slip (see :data:`labcalc.grading.DEFAULT_CREDIT`).
+    sigfigs : int, optional
+        Grade on significant digits instead of each answer's relative tolerance.
+    points : mapping, optional
+        Points per answer id, replacing the lab's (``{"Q4": 2}``).
+    jobs : int, optional
+        Worker processes for answer keys not yet computed (see
+        :func:`labcalc.grading.answer_keys`); ``1`` keeps everything in this process.
+
+    Returns
+    -------
+    GradeResult
+
+    Notes
+    -----
+    Rows with an unknown question id, a variant that disagrees with the student's
+    first row, or a second answer to the same question (the last one is graded) are
+    reported in ``problems``. Each variant's answer key is computed once and cached
+    (:func:`labcalc.grading.answer_keys`, in parallel when many are missing); parsing
+    is cached per distinct answer text, and the checks run vectorised over all
+    answers.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"student": ["ada", "ada", "bob"], "question": ["Q4", "q9", "Q99"],
+    ...                    "answer": ["5 Mbit/s", "4.85 Mbit/s", "1"]})
+    >>> res = grade(df)
+    >>> res.detail[["student", "question", "score", "diagnosis"]].to_string(index=False)
+    'student question  score       diagnosis\\n    ada       Q4    0.5 header_overhead\\n    ada       Q9    1.0            None'
+    >>> [str(p) for p in res.problems]
+    ["row 4: unknown question 'Q99' (lab5 ids look like Q4, Q13.6, Q44.2)"]
+    """
+    import pandas as pd
+
+    from labcalc.grading.keys import answer_key, answer_keys
+    from labcalc.labs import get_lab
+
+    module = get_lab(lab)
+    credits = credit_table(credit)
+    if sigfigs is not None and (isinstance(sigfigs, bool) or int(sigfigs) != sigfigs or sigfigs < 1):
+        raise ValueError(f"sigfigs must be a whole number >= 1; got {sigfigs!r}")
+    sheet = answers if isinstance(answers, AnswerSheet) else _sheet_from_frame(answers)
+    df = sheet.answers
+    problems = list(sheet.problems)
+    base_key = answer_key(lab, 0, accounting)
+    ids = base_key.ids
+    position = {answer_id: i for i, answer_id in enumerate(ids)}
+    point_values = base_key.points.copy()
+    for answer_id, value in (points or {}).items():
+        if answer_id not in position:
+            raise ValueError(f"points: {lab} has no answer {answer_id!r}")
+        if not (isinstance(value, (int, float)) and math.isfinite(value) and value >= 0):
+            raise ValueError(f"points[{answer_id!r}] must be a number >= 0; got {value!r}")
+        point_values[position[answer_id]] = float(value)
+
+    # -- rows that cannot be graded -------------------------------------------------
+    example = ", ".join(i for i in ("Q4", "Q13.6", "Q44.2") if i in position) or ids[0]
+    keep = np.ones(len(df), bool)
+    rows = df["row"].to_numpy()
+    students = df["student"].to_numpy(object)
+    questions = df["question"].to_numpy(object)
+    variants = df["variant"].to_numpy()
+    answer_index = np.array([position.get(q, -1) for q in questions], dtype=np.int64)
+    for i in np.flatnonzero(answer_index < 0):
+        problems.append(Problem(int(rows[i]), f"unknown question {_quote(questions[i], 20)} "
+                                              f"({lab} ids look like {example})"))
+        keep[i] = False
+    if sheet.has_variant:
+        first: dict[str, tuple[int, int]] = {}
+        for i in np.flatnonzero(keep):
+            s, v = students[i], int(variants[i])
+            if s not in first:
+                first[s] = (v, int(rows[i]))
+            elif first[s][0] != v:
+                problems.append(Problem(int(rows[i]), f"variant {v} differs from variant "
+                                                      f"{first[s][0]} of the same student at row {first[s][1]}"))
+                keep[i] = False
+    else:
+        if salt is not None:
+            seeds = {s: module.variant_for(s, salt) for s in set(students[keep])}
+        else:
+            seeds = {}
+        variants = np.array([seeds.get(s, 0) for s in students], dtype=np.int64)
+    # -- answer keys, one per variant (a variant whose key fails skips its rows) --------
+    key_errors: dict[int, str] = {}
+    usable = np.flatnonzero(keep)
+    by_seed = answer_keys(lab, sorted({int(v) for v in np.asarray(variants)[usable]}), accounting,
+                          jobs=jobs, errors=key_errors)
+    for i in usable:
+        v = int(variants[i])
+        if v in key_errors:
+            problems.append(Problem(int(rows[i]), f"no answer key for variant {v} ({key_errors[v]})"))
+            keep[i] = False
+    last: dict[tuple[str, int], int] = {}
+    for i in np.flatnonzero(keep):
+        k = (students[i], int(answer_index[i]))
+        if k in last:
+            j = last[k]
+            problems.append(Problem(int(rows[j]), f"replaced by the answer at row {int(rows[i])} "
+                                                  f"(same student and question)"))
+            keep[j] = False
+        last[k] = i
+    problems.sort(key=lambda p: p.row)
+
+    idx = np.flatnonzero(keep)
+    rows, students, answer_index, variants = rows[idx], students[idx], answer_index[idx], np.asarray(variants)[idx]
+    texts = df["answer"].to_numpy(object)[idx]
+
+    seeds, seed_index = np.unique(variants, return_inverse=True) if len(idx) else (np.array([0]), np.zeros(0, int))
+    keys = [by_seed[int(s)] if int(s) in by_seed else base_key for s in seeds]
+    values = np.vstack([k.values for k in keys])
+    expected = values[seed_index, answer_index] if len(idx) else np.zeros(0)
+    alternatives = {}
+    for code in CONTEXT_SLIPS:
+        table = np.vstack([k.alternatives[code] for k in keys])
+        alternatives[code] = [table[seed_index, answer_index] if len(idx) else np.zeros(0)]
+    bases = np.asarray(base_key.units, object)[answer_index]
+    display_units = np.asarray(base_key.display_units, object)[answer_index]
+    display_factors = base_key.display_factors[answer_index]
+    rtol = base_key.rtol[answer_index]
+    atol = base_key.atol[answer_index]
+
+    # -- parsing, cached per distinct (text, unit) ----------------------------------
+    cache: dict[tuple[str, str], object] = {}
+    parsed = []
+    for text, unit in zip(texts, display_units):
+        k = (text, unit)
+        p = cache.get(k)
+        if p is None:
+            p = cache[k] = parse_answer(text, unit)
+        parsed.append(p)
+    given = np.array([p.value for p in parsed], float)
+    status = np.array([p.status for p in parsed], object)
+
+    out = evaluate(given, status, expected, bases, rtol, atol, np.full(len(idx), sigfigs or 0.0),
+                   display_factors, alternatives, credits)
+
+    # -- messages ---------------------------------------------------------------------
+    tolerance_text = [describe_tolerance(float(base_key.rtol[j]), float(base_key.atol[j]), sigfigs,
+                                         float(base_key.display_factors[j]), base_key.display_units[j])
+                      for j in range(len(ids))]
+    messages = []
+    for i in range(len(idx)):
+        j = answer_index[i]
+        rel = out["relative_error"][i]
+        messages.append(build_message(
+            diagnosis=out["diagnosis"][i], correct=bool(out["correct"][i]), score=float(out["score"][i]),
+            text=texts[i], given=given[i], relative_error=rel if rel == rel else None,
+            factor=float(out["factor"][i]), ratio=float(out["ratio"][i]),
+            tolerance=tolerance_text[j], display_factor=float(display_factors[i]),
+            display_unit=display_units[i], required_base=bases[i], given_base=parsed[i].unit,
+            reason=parsed[i].reason, accounting=accounting,
+        ))
+    max_points = point_values[answer_index]
+    detail = pd.DataFrame({
+        "row": rows.astype(np.int64),
+        "student": students,
+        "variant": variants.astype(np.int64),
+        "question": np.asarray(ids, object)[answer_index],
+        "answer": texts,
+        "correct": out["correct"],
+        "score": out["score"],
+        "points": out["score"] * max_points,
+        "max_points": max_points,
+        "diagnosis": pd.Series(out["diagnosis"], dtype=object),
+        "message": messages,
+        "expected": expected,
+        "given": np.where(status == "ok", given, np.nan),
+        "unit": display_units,
+    })
+    order = np.lexsort((answer_index, students.astype(str))) if len(idx) else np.zeros(0, int)
+    detail = detail.iloc[order].reset_index(drop=True)
+
+    # -- grades per student -----------------------------------------------------------
+    if len(detail):
+        wide = detail.pivot(index="student", columns="question", values="points")
+    else:
+        wide = pd.DataFrame(index=pd.Index([], name="student"))
+    wide = wide.reindex(columns=list(ids)).fillna(0.0)
+    student_variant = detail.groupby("student", sort=True)["variant"].first()
+    grades = wide.reset_index()
+    grades.insert(1, "variant", student_variant.reindex(wide.index).to_numpy(dtype=np.int64))
+    grades["total"] = wide.sum(axis=1).to_numpy()
+    grades["max_total"] = float(point_values.sum())
+    grades["percent"] = 100.0 * grades["total"] / grades["max_total"] if point_values.sum() else 0.0
+    grades.columns.name = None
+
+    # -- statistics per question --------------------------------------------------------
+    stats = _stats(detail, module, ids, point_values)
+    return GradeResult(detail=detail, grades=grades, stats=stats, problems=tuple(problems),
+                       lab=lab, accounting=accounting, source=sheet.source)
+
+
+def _stats(detail, module, ids, point_values):
+    import pandas as pd
+
+    items = {a.id: a.item for a in module.ANSWERS}
+    rows = []
+    groups = dict(tuple(detail.groupby("question", sort=False))) if len(detail) else {}
+    for j, answer_id in enumerate(ids):
+        g = groups.get(answer_id)
+        if g is None or not len(g):
+            rows.append((answer_id, items.get(answer_id, ""), point_values[j], 0, np.nan, np.nan, None, np.nan))
+            continue
+        wrong = g.loc[~g["correct"].to_numpy(bool), "diagnosis"]
+        counts = wrong.dropna().value_counts()
+        top = counts.index[0] if len(counts) else None
+        top_share = float(counts.iloc[0] / len(wrong)) if len(counts) else np.nan
+        rows.append((answer_id, items.get(answer_id, ""), point_values[j], len(g),
+                     float(g["correct"].mean()), float(g["score"].mean()), top, top_share))
+    cols = ["id", "item", "points", "answered", "correct", "mean_score", "top_diagnosis", "top_share"]
+    return pd.DataFrame(rows, columns=cols).set_index("id")
+
+
+def grade_file(path, lab: str = "lab5", *, max_bytes: int = DEFAULT_MAX_BYTES, **options) -> GradeResult:
+    """:func:`read_answers` then :func:`grade` (options as in :func:`grade`).
+
+    Examples
+    --------
+    >>> grade_file(b"student,question,answer\\nada,Q3,1066 bytes\\n").grades["total"].tolist()
+    [1.0]
+    """
+    return grade(read_answers(path, max_bytes=max_bytes), lab, **options)

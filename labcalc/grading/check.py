@@ -1,0 +1,477 @@
+"""Check one answer: units, tolerance, significant digits and the classic slips.
+
+:func:`check` is what a notebook's "check your answer" cell calls; batch grading
+(:mod:`labcalc.grading.batch`) runs the same rules on a whole class at once.
+
+Examples
+--------
+>>> r = check("4690 kbps", 4_690_431.5, unit="Mbit/s")
+>>> r.correct, r.score
+(True, 1.0)
+>>> print(r.message)
+Correct: '4690 kbps' is within 1 % of the expected value.
+>>> r = check("586 kbit/s", 4_690_431.5, unit="Mbit/s")
+>>> r.diagnosis, r.score
+('bytes_bits', 0.5)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from labcalc.grading.diagnosis import CONTEXT_SLIPS, SLIPS, evaluate
+from labcalc.units import scale_value, split_quantity, unit_scale
+
+__all__ = ["CheckResult", "ParsedAnswer", "check", "parse_answer", "display_scale"]
+
+# What each base unit measures, for messages.
+_QUANTITY_NAME = {"bit/s": "rate", "byte": "size in bytes", "s": "time", "1": "plain number",
+                  "packet": "number of packets"}
+_EXAMPLE_UNIT = {"bit/s": "Mbit/s", "byte": "bytes", "s": "ms", "1": "%", "packet": "packets"}
+# Longest answer text quoted back in a message.
+_QUOTE_CHARS = 40
+
+
+@dataclass(frozen=True)
+class ParsedAnswer:
+    """An answer read into base units (see :func:`parse_answer`).
+
+    Attributes
+    ----------
+    value : float
+        Value in base units; for ``status == "missing_unit"`` the number read in the
+        question's unit (a hint only); NaN when unreadable or empty.
+    unit : str or None
+        Base unit of the answer as written (``None`` when it has none).
+    status : str
+        ``"ok"``, ``"empty"``, ``"unreadable"``, ``"missing_unit"`` or ``"wrong_unit"``.
+    reason : str
+        Why the answer could not be used (empty when ``status == "ok"``).
+    """
+
+    value: float
+    unit: str | None
+    status: str
+    reason: str = ""
+
+
+def display_scale(unit: str | None) -> tuple[float, str]:
+    """Factor from ``unit`` to base units and the base unit (``(1.0, "1")`` for none).
+
+    Examples
+    --------
+    >>> display_scale("Mbit/s"), display_scale(""), display_scale(None)
+    ((1000000.0, 'bit/s'), (1.0, '1'), (1.0, '1'))
+    """
+    if unit is None or str(unit).strip() in ("", "1"):
+        return 1.0, "1"
+    return unit_scale(str(unit))
+
+
+def parse_answer(answer, unit: str | None = None, *, require_unit: bool = True) -> ParsedAnswer:
+    """Read an answer (a number, or text with a unit) into base units, never evaluating it.
+
+    Parameters
+    ----------
+    answer : float or str
+        A number is taken in ``unit`` (base units when ``unit`` is None). Text must be
+        a number followed by a unit, such as ``"4.69 Mbit/s"`` or ``"6.2 %"``.
+    unit : str, optional
+        The unit the question asks for (``"Mbit/s"``, ``"bytes"``, ``"ms"``, ``"%"``).
+        It fixes the kind of quantity expected; ``None`` accepts any kind.
+    require_unit : bool, default True
+        Text without a unit is refused (status ``"missing_unit"``) when the question
+        asks for a rate, a size or a time: the unit is not silently assumed. Plain
+        numbers are always accepted for ratios and losses (``"0.062"``).
+
+    Returns
+    -------
+    ParsedAnswer
+
+    Examples
+    --------
+    >>> parse_answer("4.69Mbps", "Mbit/s")
+    ParsedAnswer(value=4690000.0, unit='bit/s', status='ok', reason='')
+    >>> parse_answer("4.69", "Mbit/s").status
+    'missing_unit'
+    >>> parse_answer(4.69, "Mbit/s").value
+    4690000.0
+    >>> parse_answer("300 ms", "Mbit/s").status
+    'wrong_unit'
+    >>> parse_answer("=1+1", "Mbit/s").reason
+    "'=1+1' does not start with a number"
+    """
+    factor, required = display_scale(unit)
+    if answer is None:
+        return ParsedAnswer(math.nan, None, "empty", "no answer")
+    if isinstance(answer, (bool, np.bool_)):
+        return ParsedAnswer(math.nan, None, "unreadable", f"{answer!r} is not a number")
+    if isinstance(answer, (int, float, np.integer, np.floating)):
+        value = float(answer)
+        if not math.isfinite(value):
+            return ParsedAnswer(math.nan, None, "unreadable", f"{value!r} is not a finite number")
+        return ParsedAnswer(scale_value(value, factor), required if unit is not None else None, "ok")
+    if not isinstance(answer, str):
+        return ParsedAnswer(math.nan, None, "unreadable",
+                            f"an answer must be a number or text, not {type(answer).__name__}")
+    if not answer.strip():
+        return ParsedAnswer(math.nan, None, "empty", "no answer")
+    try:
+        number, unit_text = split_quantity(answer)
+    except ValueError as exc:
+        return ParsedAnswer(math.nan, None, "unreadable", str(exc).removeprefix("quantity: "))
+    if not unit_text:
+        if unit is None or required == "1":
+            return ParsedAnswer(number, "1", "ok")  # a plain number, or a fraction
+        if require_unit:
+            return ParsedAnswer(scale_value(number, factor), None, "missing_unit",
+                                f"{_quote(answer)} has no unit")
+        return ParsedAnswer(scale_value(number, factor), required, "ok")
+    try:
+        scale, base = unit_scale(unit_text)
+    except ValueError as exc:
+        if "labcalc does not use" in str(exc):
+            reason = f"{_quote(unit_text, 20)} is not a unit of rate, size, time or share"
+        else:
+            reason = f"unknown unit {_quote(unit_text, 20)}"
+        return ParsedAnswer(math.nan, None, "unreadable", reason)
+    value = scale_value(number, scale)
+    if unit is not None and base != required:
+        return ParsedAnswer(value, base, "wrong_unit",
+                            f"{_quote(answer)} is a {_QUANTITY_NAME.get(base, base)}")
+    return ParsedAnswer(value, base, "ok")
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """The verdict on one answer.
+
+    Attributes
+    ----------
+    correct : bool
+        Within the tolerance.
+    score : float
+        Share of the points earned, 0..1 (partial credit for a recognised slip).
+    message : str
+        One sentence for the student.
+    expected : float
+        Expected value [base units].
+    given : float or None
+        The answer [base units]; None when it could not be read as a quantity of the
+        right kind (no unit, wrong unit, unreadable, empty).
+    relative_error : float or None
+        ``(given - expected) / |expected|``; None when undefined.
+    diagnosis : str or None
+        A code of :data:`labcalc.grading.SLIPS`, or None (right, or wrong for no
+        recognised reason).
+    unit : str
+        Base unit of ``expected`` and ``given``.
+    """
+
+    correct: bool
+    score: float
+    message: str
+    expected: float
+    given: float | None
+    relative_error: float | None
+    diagnosis: str | None
+    unit: str = "1"
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def _quote(text, limit: int = _QUOTE_CHARS) -> str:
+    """Student text quoted for a message: clipped, control characters escaped."""
+    text = str(text).strip()
+    if len(text) > limit:
+        text = text[: limit - 3] + "..."
+    quoted = repr(text)
+    return quoted
+
+
+def _num(x: float) -> str:
+    if x == 0:
+        return "0"
+    return f"{x:.4g}".replace("e+0", "e+").replace("e-0", "e-")
+
+
+def _show(value: float, factor: float, unit: str) -> str:
+    shown = _num(value / factor)
+    return f"{shown} {unit}".strip()
+
+
+def describe_tolerance(rtol: float, atol: float, sigfigs: int | None, factor: float,
+                       unit: str) -> str:
+    """Words for a tolerance, e.g. ``"1 %"`` or ``"1 % (or ±0.1 %)"``.
+
+    Examples
+    --------
+    >>> describe_tolerance(0.01, 0.0, None, 1e6, "Mbit/s")
+    '1 %'
+    >>> describe_tolerance(0.0, 0.5, None, 1.0, "bytes")
+    '±0.5 bytes'
+    >>> describe_tolerance(0.01, 0.001, None, 0.01, "%")
+    '1 % (or ±0.1 %)'
+    """
+    if sigfigs:
+        text = f"{int(sigfigs)} significant digit{'s' if sigfigs != 1 else ''}"
+        return text + (f" (or ±{_show(atol, factor, unit)})" if atol else "")
+    rel = f"{_num(100 * rtol)} %" if rtol else ""
+    ab = f"±{_show(atol, factor, unit)}" if atol else ""
+    if rel and ab:
+        return f"{rel} (or {ab})"
+    return rel or ab or "exactly"
+
+
+_ACCOUNTING_WORDS = {
+    "wire": "the wire's accounting (every byte: preamble, headers, FCS and inter-frame gap)",
+    "tc": "the Linux shaper's accounting (Ethernet header and IP packet only)",
+    "frame": "the Ethernet frame's accounting (headers and FCS, no preamble or gap)",
+    "ip": "the IP packet's accounting",
+}
+
+
+def _times(f: float) -> str:
+    return f"{_num(f)} times too large" if f > 1 else f"{_num(1 / f)} times too small"
+
+
+def _hint(code: str, factor: float, ratio: float, accounting: str) -> str:
+    """Explanation of one slip, as the end of a sentence."""
+    big = factor > 1
+    if code == "bytes_bits":
+        return (f"it is {_times(factor)}: bytes and bits look mixed up (1 byte = 8 bits)")
+    if code == "kilo_mega":
+        return f"it is {_times(factor)}: check the prefix (k = 10^3, M = 10^6, m = 10^-3)"
+    if code == "binary_prefix":
+        off = _num(100 * (max(factor, 1 / factor) - 1))
+        return (f"it is {off} % too {'large' if big else 'small'}: in networking k means 1000 "
+                f"and M 10^6, not 1024 and 1024^2")
+    if code == "percent_fraction":
+        return (f"it is {_times(factor)}: write a percentage with its % sign or give the "
+                f"fraction between 0 and 1")
+    if code == "header_overhead":
+        eff = ratio if ratio < 1 else 1 / ratio
+        return (f"it is off by exactly the frame efficiency ({eff:.3f} = payload bytes / frame "
+                f"bytes): count the header bytes of every frame")
+    if code == "wire_vs_shaper":
+        other = "tc" if accounting == "wire" else "wire"
+        return (f"it is the value in {_ACCOUNTING_WORDS.get(other, other)}, but the question "
+                f"uses {_ACCOUNTING_WORDS.get(accounting, accounting)}")
+    if code == "rate_for_goodput":
+        return "it is the link rate with headers, but the question asks for the goodput (application data only)"
+    if code == "goodput_for_rate":
+        return "it is the goodput (application data only), but the question asks for the rate on the link, headers included"
+    return SLIPS.get(code, code)
+
+
+def build_message(*, diagnosis, correct, score, text, given, relative_error, factor, ratio,
+                  tolerance, display_factor, display_unit, required_base, given_base, reason,
+                  accounting="wire") -> str:
+    """The one-sentence message for a graded answer (used by check and batch grading)."""
+    if text is None:
+        shown = _quote(_show(given, display_factor, display_unit)) if given == given else "''"
+    else:
+        shown = _quote(text)
+    if correct:
+        return f"Correct: {shown} is within {tolerance} of the expected value."
+    credit = f"Partly right ({_num(100 * score)} % of the points)" if score > 0 else "Not correct"
+    if diagnosis == "empty":
+        return "No answer given."
+    if diagnosis == "unreadable":
+        why = "" if "does not start with a number" in reason or not reason else f" ({reason})"
+        return (f"Cannot read {shown}{why}: write a number followed by its unit, "
+                f"such as '4.69 Mbit/s'.")
+    if diagnosis == "missing_unit":
+        unit = display_unit or _EXAMPLE_UNIT.get(required_base, "")
+        bare = text.strip() if isinstance(text, str) else shown
+        return (f"{credit}: {shown} has no unit, and the unit is not assumed; write it with "
+                f"one, such as '{_clip(bare)} {unit}' if you mean {unit}.")
+    if diagnosis == "wrong_unit":
+        unit = display_unit or _EXAMPLE_UNIT.get(required_base, "")
+        return (f"Not correct: {shown} is a {_QUANTITY_NAME.get(given_base, given_base)}, but the "
+                f"question asks for a {_QUANTITY_NAME.get(required_base, required_base)} (in {unit}).")
+    if diagnosis == "rounding":
+        return (f"{credit}: {shown} is close but outside the tolerance of {tolerance}; keep more "
+                f"digits in intermediate results.")
+    if diagnosis:
+        parts = diagnosis.split("+")
+        context = [p for p in parts if p in CONTEXT_SLIPS]
+        generic = [p for p in parts if p not in CONTEXT_SLIPS]
+        hints = [_hint(p, 1.0, ratio / factor, accounting) for p in context]
+        hints += [_hint(p, f, ratio, accounting) for p, f in zip(generic, _split_factor(generic, factor))]
+        first = f"{shown} {hints[0][3:]}" if hints[0].startswith("it ") else hints[0]
+        return f"{credit}: " + "; also, ".join([first] + hints[1:]) + "."
+    if relative_error == relative_error and relative_error is not None:
+        side = "above" if relative_error > 0 else "below"
+        off = abs(100 * relative_error)
+        off_text = f"{off:.0f}" if off >= 10 else f"{off:.2g}"
+        return (f"Not correct: {shown} is {off_text} % {side} the expected value "
+                f"(tolerance {tolerance}).")
+    return f"Not correct: {shown} is outside the tolerance of {tolerance} around the expected value."
+
+
+def _clip(text: str, limit: int = 20) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _split_factor(codes: list[str], factor: float) -> list[float]:
+    """The factor of each generic slip of a pair whose product is ``factor``."""
+    from labcalc.grading.diagnosis import _GENERIC
+
+    if len(codes) < 2:
+        return [factor] * len(codes)
+    a, b = codes
+    for fa in _GENERIC[a][0]:
+        for ga in (fa, 1 / fa):
+            for fb in _GENERIC[b][0]:
+                for gb in (fb, 1 / fb):
+                    if abs(ga * gb - factor) <= 1e-9 * abs(factor):
+                        return [ga, gb]
+    return [factor, 1.0]  # pragma: no cover - pairs are built from these factors
+
+
+def check(answer, expected, unit: str | None = None, rtol: float = 0.01, atol: float = 0.0,
+          sigfigs: int | None = None, *, alternatives: Mapping[str, float | Sequence[float]] | None = None,
+          efficiency: float | None = None, credit: Mapping[str, float] | None = None,
+          require_unit: bool = True, accounting: str = "wire") -> CheckResult:
+    """Check one answer against the expected value, with units, tolerance and slips.
+
+    Parameters
+    ----------
+    answer : float or str
+        A number (taken in ``unit``, or in base units when ``unit`` is None) or text
+        with a unit: ``"4.69 Mbit/s"``, ``"4690 kbps"``, ``"586 kB/s"``, ``"6.2 %"``,
+        ``"0.062"``, ``"1066 bytes"``, ``"300 ms"``. Text is never evaluated.
+    expected : float or str
+        The right value in base units [bit/s, byte, s, or a fraction], as labcalc
+        computes it, or text with a unit (``"4.69 Mbit/s"``).
+    unit : str, optional
+        The unit the question asks in (``"Mbit/s"``, ``"bytes"``, ``"ms"``, ``"%"``);
+        it sets the kind of quantity, the unit of a bare number and the unit of the
+        messages. Text without a unit is refused for rates, sizes and times.
+    rtol, atol : float
+        Accept ``|given - expected| <= atol + rtol * |expected|`` (``atol`` in base
+        units). Values on the edge count as inside.
+    sigfigs : int, optional
+        Instead of ``rtol``: the answer must equal the expected value to this many
+        significant digits (within half a unit of the last digit, counted in ``unit``).
+    alternatives : mapping, optional
+        Values (base units) a student would find after a slip that depends on the
+        scenario: keys among ``"header_overhead"``, ``"wire_vs_shaper"``,
+        ``"rate_for_goodput"``, ``"goodput_for_rate"``; a value or a list of values.
+    efficiency : float, optional
+        Frame efficiency (payload / frame bytes, see :func:`labcalc.framing.efficiency`):
+        recognises forgotten headers, ``expected / efficiency`` or
+        ``expected * efficiency``.
+    credit : mapping, optional
+        Share of the points per slip, replacing :data:`DEFAULT_CREDIT` entries.
+    require_unit : bool, default True
+        Refuse unit-less text for rates, sizes and times.
+    accounting : str, default "wire"
+        Byte accounting of ``expected`` (for the wording of ``wire_vs_shaper``).
+
+    Returns
+    -------
+    CheckResult
+        ``correct``, ``score``, ``message`` (one sentence), ``expected`` and ``given``
+        in base units, ``relative_error``, ``diagnosis``.
+
+    Notes
+    -----
+    A wrong answer is compared with the value each slip would give (see
+    :mod:`labcalc.grading.diagnosis`): it must lie within half the tolerance of that
+    value, and clearly closer to it than to the right one; the closest match wins,
+    single slips before pairs. An answer within three tolerances that no slip explains
+    is diagnosed ``"rounding"``.
+
+    References
+    ----------
+    PrairieLearn's numeric answer checks (relative and absolute tolerance, significant
+    digits) and Moodle's numerical question type (tolerance, units, partial credit).
+
+    Examples
+    --------
+    >>> check("4.69 Mbit/s", 4_690_431.5).correct
+    True
+    >>> r = check("4.69", 4_690_431.5, unit="Mbit/s")
+    >>> r.diagnosis, r.score
+    ('missing_unit', 0.0)
+    >>> print(r.message)
+    Not correct: '4.69' has no unit, and the unit is not assumed; write it with one, such as '4.69 Mbit/s' if you mean Mbit/s.
+    >>> r = check("5 Mbit/s", 4_690_431.5, unit="Mbit/s", efficiency=1000 / 1066)
+    >>> r.diagnosis, r.score
+    ('header_overhead', 0.5)
+    >>> check(6.2, 0.0619, unit="%").correct
+    True
+    >>> check("6.2", 0.0619, unit="%").diagnosis
+    'percent_fraction'
+    >>> check("4.7 Mbit/s", 4_690_431.5, sigfigs=3).correct, check("4.7 Mbit/s", 4_690_431.5, sigfigs=2).correct
+    (False, True)
+    """
+    factor, required = display_scale(unit)
+    if isinstance(expected, str):
+        try:
+            number, unit_text = split_quantity(expected)
+            scale, base = unit_scale(unit_text) if unit_text else (factor, required)
+        except ValueError as exc:
+            raise ValueError(f"expected: {exc}") from None
+        expected_value = scale_value(number, scale)
+        if unit is not None and base != required:
+            raise ValueError(f"expected {expected!r} is not in the kind of unit of {unit!r}")
+        required = base
+    else:
+        expected_value = float(expected)
+    if not math.isfinite(expected_value):
+        raise ValueError(f"expected must be a finite number; got {expected!r}")
+    for name, value in (("rtol", rtol), ("atol", atol)):
+        if not (isinstance(value, (int, float)) and math.isfinite(value) and value >= 0):
+            raise ValueError(f"{name} must be a finite number >= 0; got {value!r}")
+    if sigfigs is not None and (isinstance(sigfigs, bool) or int(sigfigs) != sigfigs or sigfigs < 1):
+        raise ValueError(f"sigfigs must be a whole number >= 1; got {sigfigs!r}")
+
+    parsed = parse_answer(answer, unit, require_unit=require_unit)
+    if unit is None and parsed.unit is not None:
+        required = parsed.unit
+    alts: dict[str, list[float]] = {}
+    for code, values in (alternatives or {}).items():
+        if code not in CONTEXT_SLIPS:
+            raise ValueError(f"alternatives: {code!r} is not one of {', '.join(CONTEXT_SLIPS)}")
+        values = [values] if np.ndim(values) == 0 else list(values)
+        alts[code] = [np.array([float(v)]) for v in values]
+    if efficiency is not None:
+        if not (0 < efficiency <= 1):
+            raise ValueError(f"efficiency must be in (0, 1]; got {efficiency!r}")
+        alts.setdefault("header_overhead", []).extend(
+            [np.array([expected_value / efficiency]), np.array([expected_value * efficiency])])
+    out = evaluate(np.array([parsed.value]), np.array([parsed.status], object),
+                   np.array([expected_value]), np.array([required], object),
+                   np.array([rtol], float), np.array([atol], float),
+                   np.array([sigfigs or 0], float), np.array([factor]), alts, credit)
+    correct = bool(out["correct"][0])
+    score = float(out["score"][0])
+    diagnosis = out["diagnosis"][0]
+    rel = float(out["relative_error"][0])
+    shown_unit = unit if unit is not None else _default_display(required)
+    shown_factor = factor if unit is not None else display_scale(shown_unit)[0]
+    message = build_message(
+        diagnosis=diagnosis, correct=correct, score=score,
+        text=answer if isinstance(answer, str) else None,
+        given=parsed.value, relative_error=rel if math.isfinite(rel) else None,
+        factor=float(out["factor"][0]), ratio=float(out["ratio"][0]),
+        tolerance=describe_tolerance(rtol, atol, sigfigs, shown_factor, shown_unit),
+        display_factor=shown_factor, display_unit=shown_unit, required_base=required,
+        given_base=parsed.unit, reason=parsed.reason, accounting=accounting,
+    )
+    given = parsed.value if parsed.status == "ok" else None
+    return CheckResult(correct=correct, score=score, message=message, expected=expected_value,
+                       given=given, relative_error=rel if math.isfinite(rel) else None,
+                       diagnosis=diagnosis, unit=required)
+
+
+def _default_display(base: str) -> str:
+    return {"bit/s": "Mbit/s", "byte": "bytes", "s": "ms", "1": "", "packet": "packets"}.get(base, "")

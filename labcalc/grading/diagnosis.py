@@ -1,0 +1,324 @@
+"""The classic slips of a networking answer, and how to recognise them.
+
+A wrong answer is compared with what a student would have written after each slip:
+
+========================  =============================================================
+code                      the slip
+========================  =============================================================
+``bytes_bits``            bytes and bits mixed up: off by a factor of 8
+``kilo_mega``             a prefix off by one step: a factor of 1000 (k/M/G, ms/s)
+``binary_prefix``         1024 used for 1000 (or 1024² for 10^6): off by 2.4 %, 4.9 %...
+``percent_fraction``      a percentage given as a fraction or the reverse: a factor of 100
+``header_overhead``       header bytes forgotten: off by exactly the frame efficiency
+``wire_vs_shaper``        the other byte accounting (Linux shaper instead of the wire)
+``rate_for_goodput``      the link rate (headers included) given where goodput was asked
+``goodput_for_rate``      the goodput given where the link rate was asked
+``rounding``              close, but outside the tolerance (intermediate values rounded)
+``missing_unit``          a number without a unit where the quantity needs one
+``wrong_unit``            a unit of another kind of quantity (a time for a rate...)
+``unreadable``            not a number followed by a unit
+``empty``                 no answer
+========================  =============================================================
+
+An answer is taken for a slip when it lies within half its tolerance of the value
+the slip gives, and clearly closer to it than to the right value. The first four are
+recognised from the expected value alone; the context slips
+(``header_overhead``, ``wire_vs_shaper``, ``rate_for_goodput``, ``goodput_for_rate``)
+need the value a student making that slip would find, which
+:func:`labcalc.grading.answer_key` computes from the lab's scenario (and which
+:func:`labcalc.grading.check` takes as ``alternatives=``). Two slips at once (bytes
+*and* kilo, headers forgotten *and* kilo...) are recognised too; their credit is the
+product of the two credits.
+
+Examples
+--------
+>>> sorted(DEFAULT_CREDIT)[:3]
+['binary_prefix', 'bytes_bits', 'empty']
+>>> credit_table({"bytes_bits": 0.25})["bytes_bits"]
+0.25
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+from typing import Mapping
+
+import numpy as np
+
+__all__ = ["SLIPS", "DEFAULT_CREDIT", "CONTEXT_SLIPS", "credit_table", "evaluate"]
+
+#: Every diagnosis code and what it means (see the module docstring).
+SLIPS: Mapping[str, str] = MappingProxyType({
+    "bytes_bits": "bytes and bits mixed up (factor 8)",
+    "kilo_mega": "prefix off by a factor of 1000",
+    "binary_prefix": "binary prefix 1024 used for 1000",
+    "percent_fraction": "percentage and fraction mixed up (factor 100)",
+    "header_overhead": "header bytes forgotten (off by the frame efficiency)",
+    "wire_vs_shaper": "other byte accounting (wire vs Linux shaper)",
+    "rate_for_goodput": "link rate given where the goodput was asked",
+    "goodput_for_rate": "goodput given where the link rate was asked",
+    "rounding": "close but outside the tolerance",
+    "missing_unit": "number without a unit",
+    "wrong_unit": "unit of another kind of quantity",
+    "unreadable": "not a number with a unit",
+    "empty": "no answer",
+})
+
+#: Share of the points each slip keeps by default (override with ``credit=``).
+DEFAULT_CREDIT: Mapping[str, float] = MappingProxyType({
+    "bytes_bits": 0.5,
+    "kilo_mega": 0.5,
+    "binary_prefix": 0.75,
+    "percent_fraction": 0.5,
+    "header_overhead": 0.5,
+    "wire_vs_shaper": 0.75,
+    "rate_for_goodput": 0.5,
+    "goodput_for_rate": 0.5,
+    "rounding": 0.0,
+    "missing_unit": 0.0,
+    "wrong_unit": 0.0,
+    "unreadable": 0.0,
+    "empty": 0.0,
+})
+
+#: Slips whose value depends on the scenario (passed as ``alternatives``).
+CONTEXT_SLIPS = ("header_overhead", "wire_vs_shaper", "rate_for_goodput", "goodput_for_rate")
+
+# Slips recognised from the expected value alone: factors, and the base units they
+# apply to. Each factor is tried both ways (x f and / f).
+_GENERIC = {
+    "bytes_bits": ((8.0,), ("bit/s", "byte")),
+    "kilo_mega": ((1000.0,), ("bit/s", "byte", "s")),
+    "binary_prefix": ((1.024, 1.024**2, 1.024**3), ("bit/s", "byte")),
+    "percent_fraction": ((100.0,), ("1",)),
+}
+# Pairs of generic slips tried when no single slip explains the answer.
+_GENERIC_PAIRS = (("bytes_bits", "kilo_mega"), ("bytes_bits", "binary_prefix"),
+                  ("kilo_mega", "binary_prefix"))
+# Generic slips that may come on top of a context slip.
+_ON_TOP = ("bytes_bits", "kilo_mega", "percent_fraction")
+# Share of the tolerance within which an answer must sit around a slip's value: a
+# student who made the slip writes that value up to their own rounding, so the band is
+# narrower than the tolerance of a right answer; it keeps answers that are merely
+# rounded too early from being taken for a 1024-for-1000 slip.
+_SLIP_BAND = 0.5
+# Tolerance multiple inside which a wrong answer counts as a rounding slip.
+ROUNDING_FACTOR = 3.0
+# Relative slack added to every tolerance so that a value exactly on the edge (up to
+# floating-point noise from unit conversions) counts as inside.
+_SLACK = 1e-9
+
+
+def credit_table(credit: Mapping[str, float] | None = None) -> dict[str, float]:
+    """The default credits, updated with ``credit`` (validated).
+
+    Parameters
+    ----------
+    credit : mapping, optional
+        Diagnosis code -> share of the points kept, between 0 and 1.
+
+    Raises
+    ------
+    ValueError
+        For an unknown code or a share outside [0, 1].
+
+    Examples
+    --------
+    >>> credit_table({"kilo_mega": 0})["kilo_mega"]
+    0.0
+    >>> credit_table({"typo": 0.5})
+    Traceback (most recent call last):
+    ...
+    ValueError: credit: unknown diagnosis 'typo'; known: bytes_bits, kilo_mega, binary_prefix, percent_fraction, header_overhead, wire_vs_shaper, rate_for_goodput, goodput_for_rate, rounding, missing_unit, wrong_unit, unreadable, empty
+    """
+    table = dict(DEFAULT_CREDIT)
+    for code, share in (credit or {}).items():
+        if code not in SLIPS:
+            raise ValueError(f"credit: unknown diagnosis {code!r}; known: {', '.join(SLIPS)}")
+        try:
+            share = float(share)
+        except (TypeError, ValueError):
+            raise ValueError(f"credit[{code!r}] must be a number between 0 and 1; got {share!r}") from None
+        if not 0.0 <= share <= 1.0:
+            raise ValueError(f"credit[{code!r}] must be between 0 and 1; got {share!r}")
+        table[code] = share
+    return table
+
+
+def _candidates(expected, bases, alternatives):
+    """Columns of values a slip would give: (labels, generic factors, values N x K)."""
+    n = expected.shape[0]
+    labels, factors, columns, pair = [], [], [], []
+
+    def add(label, factor, values, is_pair):
+        labels.append(label)
+        factors.append(factor)
+        columns.append(values)
+        pair.append(is_pair)
+
+    masks = {code: np.isin(bases, allowed) for code, (_, allowed) in _GENERIC.items()}
+    generic_cols = {}
+    for code, (fs, _) in _GENERIC.items():
+        for f in fs:
+            for g in (f, 1.0 / f):
+                values = np.where(masks[code], expected * g, np.nan)
+                generic_cols.setdefault(code, []).append((g, values))
+                add(code, g, values, False)
+    for code in CONTEXT_SLIPS:
+        for values in alternatives.get(code, ()):
+            add(code, 1.0, values, False)
+    for a, b in _GENERIC_PAIRS:
+        both = masks[a] & masks[b]
+        for ga, _ in generic_cols[a]:
+            for gb, _ in generic_cols[b]:
+                add(f"{a}+{b}", ga * gb, np.where(both, expected * ga * gb, np.nan), True)
+    for code in CONTEXT_SLIPS:
+        for values in alternatives.get(code, ()):
+            for extra in _ON_TOP:
+                for g, _ in generic_cols[extra]:
+                    add(f"{code}+{extra}", g, np.where(masks[extra], values * g, np.nan), True)
+    if not columns:  # pragma: no cover - there are always generic columns
+        return [], np.ones(0), np.empty((n, 0)), np.zeros(0, bool)
+    return labels, np.asarray(factors), np.column_stack(columns), np.asarray(pair)
+
+
+def _tolerance(values, rtol, atol, sigfigs, display_factor):
+    """Half-width of the accepted interval around ``values`` [base units]."""
+    tol = atol + rtol * np.abs(values)
+    has_sig = sigfigs > 0
+    if np.any(has_sig):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            shown = np.abs(values / display_factor)
+            exponent = np.floor(np.log10(np.where(shown > 0, shown, 1.0)))
+            sig = 0.5 * 10.0 ** (exponent - np.where(has_sig, sigfigs, 1) + 1) * display_factor
+        tol = np.where(has_sig, atol + sig, tol)
+    return tol * (1 + _SLACK) + 1e-300
+
+
+def evaluate(given, status, expected, bases, rtol, atol, sigfigs, display_factor,
+             alternatives=None, credit=None):
+    """Grade many answers at once (the vectorised core of check and batch grading).
+
+    Parameters
+    ----------
+    given : ndarray of float
+        Answers in base units (NaN when ``status`` is not ``"ok"``, except
+        ``"missing_unit"``, where it is the number read in the display unit).
+    status : ndarray of str
+        ``"ok"``, ``"empty"``, ``"unreadable"``, ``"missing_unit"`` or
+        ``"wrong_unit"`` (from :func:`labcalc.grading.parse_answer`).
+    expected : ndarray of float
+        Expected values in base units.
+    bases : ndarray of str
+        Base unit of each expected value (``"bit/s"``, ``"byte"``, ``"s"``, ``"1"``).
+    rtol, atol, sigfigs, display_factor : ndarray
+        Tolerances per answer (``sigfigs`` 0 for none) and the factor from the
+        display unit to base units (for significant digits).
+    alternatives : dict of str to list of ndarray, optional
+        For each context slip, the values a student making it would find (NaN where
+        it does not apply).
+    credit : mapping, optional
+        Credit per diagnosis (see :func:`credit_table`).
+
+    Returns
+    -------
+    dict of ndarray
+        ``correct`` (bool), ``score`` (0..1), ``diagnosis`` (object: None or a code),
+        ``relative_error`` (NaN when undefined), ``factor`` (the generic factor of
+        the recognised slip, 1 when none) and ``ratio`` (slip value / expected).
+
+    Examples
+    --------
+    >>> out = evaluate(np.array([586e3, 4.69e6]), np.array(["ok", "ok"]),
+    ...                np.array([4.69e6, 4.69e6]), np.array(["bit/s", "bit/s"]),
+    ...                np.array([0.01, 0.01]), np.zeros(2), np.zeros(2), np.ones(2))
+    >>> out["diagnosis"].tolist(), out["score"].tolist()
+    (['bytes_bits', None], [0.5, 1.0])
+    """
+    credit = credit_table(credit)
+    given = np.asarray(given, float)
+    expected = np.asarray(expected, float)
+    status = np.asarray(status, object)
+    bases = np.asarray(bases, object)
+    n = expected.shape[0]
+    rtol = np.broadcast_to(np.asarray(rtol, float), (n,))
+    atol = np.broadcast_to(np.asarray(atol, float), (n,))
+    sigfigs = np.broadcast_to(np.asarray(sigfigs, float), (n,))
+    display_factor = np.broadcast_to(np.asarray(display_factor, float), (n,))
+    alternatives = {k: [np.broadcast_to(np.asarray(v, float), (n,)) for v in vs]
+                    for k, vs in (alternatives or {}).items()}
+
+    ok = status == "ok"
+    tol = _tolerance(expected, rtol, atol, sigfigs, display_factor)
+    diff = np.abs(given - expected)
+    with np.errstate(invalid="ignore"):
+        correct = ok & (diff <= tol)
+    diagnosis = np.full(n, None, dtype=object)
+    score = np.where(correct, 1.0, 0.0)
+    factor = np.ones(n)
+    ratio = np.full(n, np.nan)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        relative_error = np.where(ok & (expected != 0), (given - expected) / np.abs(expected), np.nan)
+
+    for code in ("empty", "unreadable", "wrong_unit"):
+        hit = status == code
+        diagnosis[hit] = code
+        score[hit] = credit[code]
+    missing = status == "missing_unit"
+    if np.any(missing):
+        with np.errstate(invalid="ignore"):
+            right_in_display = missing & (diff <= tol)
+        diagnosis[missing] = "missing_unit"
+        score[missing] = np.where(right_in_display[missing], credit["missing_unit"], 0.0)
+
+    todo = np.flatnonzero(ok & ~correct)
+    if todo.size:
+        labels, factors, values, is_pair = _candidates(
+            expected[todo], bases[todo], {k: [v[todo] for v in vs] for k, vs in alternatives.items()}
+        )
+        g = given[todo][:, None]
+        cand_tol = _tolerance(values, rtol[todo][:, None], atol[todo][:, None],
+                              sigfigs[todo][:, None], display_factor[todo][:, None])
+        with np.errstate(invalid="ignore"):
+            gap = np.abs(g - values)
+            dist = gap / (_SLIP_BAND * cand_tol)
+            # a slip value that is itself within tolerance of the answer key cannot be
+            # told apart from a right answer; and the answer must sit clearly closer to
+            # the slip's value than to the key (an answer 1.5 % off is not a 2.4 %
+            # binary-prefix slip, it is a rounding one)
+            same = np.abs(values - expected[todo][:, None]) <= cand_tol
+            far = 2.0 * gap >= diff[todo][:, None]
+        dist = np.where(np.isnan(dist) | same | far | (values == 0), np.inf, dist)
+        best_single = np.where(is_pair[None, :], np.inf, dist)
+        best_pair = np.where(is_pair[None, :], dist, np.inf)
+        j_single = np.argmin(best_single, axis=1)
+        j_pair = np.argmin(best_pair, axis=1)
+        d_single = best_single[np.arange(todo.size), j_single]
+        d_pair = best_pair[np.arange(todo.size), j_pair]
+        use_single = d_single <= 1.0
+        use_pair = ~use_single & (d_pair <= 1.0)
+        chosen = np.where(use_single, j_single, j_pair)
+        matched = use_single | use_pair
+        labels_arr = np.asarray(labels, dtype=object)
+        for i, row in enumerate(todo):
+            if matched[i]:
+                j = chosen[i]
+                label = labels_arr[j]
+                diagnosis[row] = label
+                share = 1.0
+                for part in label.split("+"):
+                    share *= credit[part]
+                score[row] = share
+                factor[row] = factors[j]
+                ratio[row] = values[i, j] / expected[row] if expected[row] else np.nan
+            elif diff[row] <= ROUNDING_FACTOR * tol[row]:
+                diagnosis[row] = "rounding"
+                score[row] = credit["rounding"]
+    return {
+        "correct": correct,
+        "score": score,
+        "diagnosis": diagnosis,
+        "relative_error": relative_error,
+        "factor": factor,
+        "ratio": ratio,
+    }

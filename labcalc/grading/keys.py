@@ -1,0 +1,457 @@
+"""Answer keys: the expected answers of one lab variant, with the values of the slips.
+
+A key is computed once per (lab, seed, accounting) through the lab module
+(``lab5.answers(lab5.variant(seed))``) and cached for the session, so grading a class
+computes each variant's key once; :func:`answer_keys` computes many at once, in
+worker processes when there are many.
+
+Examples
+--------
+>>> key = answer_key("lab5")
+>>> round(key.value("Q4") / 1e3, 1), key.display_unit("Q4")
+(4690.4, 'Mbit/s')
+>>> round(key.alternative("Q4", "wire_vs_shaper") / 1e3, 1)  # what the shaper would give
+4798.5
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import gc
+import math
+import os
+from dataclasses import dataclass
+from typing import Iterable, Mapping
+
+import numpy as np
+
+from labcalc.grading.check import CheckResult, check, display_scale
+from labcalc.grading.diagnosis import CONTEXT_SLIPS
+
+__all__ = ["AnswerKey", "answer_key", "answer_keys", "check_answer", "clear_key_cache"]
+
+
+@dataclass(frozen=True, eq=False)
+class AnswerKey:
+    """The expected answers of one variant of a lab, in the order of ``lab.ANSWERS``.
+
+    Attributes
+    ----------
+    lab : str
+        Lab name, e.g. ``"lab5"``.
+    seed : int
+        Variant seed (0 = the handout's own numbers).
+    accounting : str
+        Byte accounting of the expected values (``"wire"`` as in the handout).
+    params : object
+        The variant's scenario parameters (``lab.variant(seed)``).
+    ids : tuple of str
+        Answer ids (``"Q4"``, ``"Q13.6"``...).
+    values : ndarray
+        Expected values [base units].
+    units, display_units : tuple of str
+        Base unit and display unit of each answer.
+    display_factors : ndarray
+        Display unit -> base units factor.
+    rtol, atol, points : ndarray
+        Tolerances (``atol`` in base units) and points of each answer.
+    alternatives : mapping of str to ndarray
+        For each context slip, the value a student making it would find (NaN where
+        the slip does not apply).
+    """
+
+    lab: str
+    seed: int
+    accounting: str
+    params: object
+    ids: tuple[str, ...]
+    values: np.ndarray
+    units: tuple[str, ...]
+    display_units: tuple[str, ...]
+    display_factors: np.ndarray
+    rtol: np.ndarray
+    atol: np.ndarray
+    points: np.ndarray
+    alternatives: Mapping[str, np.ndarray]
+
+    def index(self, answer_id: str) -> int:
+        """Position of ``answer_id`` in the key.
+
+        Raises
+        ------
+        KeyError
+            For an unknown id.
+        """
+        try:
+            return _positions(self.ids)[answer_id]
+        except KeyError:
+            raise KeyError(f"{self.lab} has no answer {answer_id!r}") from None
+
+    def value(self, answer_id: str) -> float:
+        """Expected value of ``answer_id`` [base units]."""
+        return float(self.values[self.index(answer_id)])
+
+    def display_unit(self, answer_id: str) -> str:
+        """The unit the question is asked in."""
+        return self.display_units[self.index(answer_id)]
+
+    def alternative(self, answer_id: str, slip: str) -> float:
+        """Value a student making ``slip`` would find (NaN when it does not apply)."""
+        return float(self.alternatives[slip][self.index(answer_id)])
+
+    def table(self):
+        """The key as a DataFrame indexed by id (value, units, tolerances, points, slips).
+
+        Examples
+        --------
+        >>> t = answer_key("lab5").table()
+        >>> float(t.loc["Q3", "value"]), t.loc["Q3", "display_unit"]
+        (1066.0, 'bytes')
+        """
+        import pandas as pd
+
+        df = pd.DataFrame({
+            "value": self.values, "unit": self.units, "display_unit": self.display_units,
+            "rtol": self.rtol, "atol": self.atol, "points": self.points,
+        }, index=pd.Index(self.ids, name="id"))
+        for code in CONTEXT_SLIPS:
+            df[code] = self.alternatives[code]
+        return df
+
+
+@functools.lru_cache(maxsize=None)
+def _positions(ids: tuple[str, ...]) -> dict[str, int]:
+    return {answer_id: i for i, answer_id in enumerate(ids)}
+
+
+def _other_accounting(accounting: str) -> str:
+    return "tc" if accounting != "tc" else "wire"
+
+
+def answer_key(lab: str = "lab5", seed: int = 0, accounting: str = "wire") -> AnswerKey:
+    """The answer key of variant ``seed`` of ``lab`` (cached).
+
+    Parameters
+    ----------
+    lab : str, default "lab5"
+        A lab of :mod:`labcalc.labs`.
+    seed : int, default 0
+        Variant seed; 0 is the handout's scenario (see ``lab.variant``).
+    accounting : {"wire", "tc", "frame", "ip"}, default "wire"
+        Byte accounting of the expected values. The value in the other accounting
+        (``"tc"``, or ``"wire"`` when the key is ``"tc"``) becomes the
+        ``wire_vs_shaper`` slip.
+
+    Returns
+    -------
+    AnswerKey
+
+    Notes
+    -----
+    Context slips per kind of answer, with ``e`` the frame efficiency of the answer
+    (``Answer.efficiency``): a goodput ``g`` becomes ``g / e`` (``rate_for_goodput``
+    when the handout also asks for that rate, ``header_overhead`` otherwise); a link
+    rate ``r`` becomes ``r * e`` (``goodput_for_rate``); a frame size ``s`` becomes
+    ``s * e``, the payload alone (``header_overhead``). Goodputs and sizes that are the
+    same in both accountings (a flow that no bottleneck limits) get no header slip.
+
+    Examples
+    --------
+    >>> key = answer_key("lab5", seed=0)
+    >>> len(key.ids), key.ids[:3]
+    (55, ('Q3', 'Q4', 'Q8'))
+    >>> key.alternative("Q3", "header_overhead")
+    1000.0
+    >>> answer_key("lab5", seed=3) is answer_key("lab5", seed=3)
+    True
+    >>> answer_key("lab5", seed="3")
+    Traceback (most recent call last):
+    ...
+    ValueError: seed must be a whole number between 0 and 2**63 - 1; got '3'
+    """
+    key = _CACHE.get((lab, seed, accounting))
+    if key is None:
+        key = _remember(_build_key(lab, seed, accounting))
+    return key
+
+
+#: Answer keys computed so far, by (lab, seed, accounting); bounded by _CACHE_SIZE.
+_CACHE: dict[tuple[str, int, str], AnswerKey] = {}
+_CACHE_SIZE = 100_000
+
+
+def _remember(key: AnswerKey) -> AnswerKey:
+    if len(_CACHE) >= _CACHE_SIZE:
+        for old in list(_CACHE)[: _CACHE_SIZE // 10]:
+            del _CACHE[old]
+    _CACHE[(key.lab, key.seed, key.accounting)] = key
+    return key
+
+
+def clear_key_cache() -> None:
+    """Forget every computed answer key (for benchmarks and tests).
+
+    Examples
+    --------
+    >>> clear_key_cache()
+    """
+    _CACHE.clear()
+
+
+def _build_key(lab: str, seed: int, accounting: str) -> AnswerKey:
+    from labcalc.framing import ACCOUNTINGS
+    from labcalc.labs import get_lab
+
+    module = get_lab(lab)
+    if accounting not in ACCOUNTINGS:
+        raise ValueError(f"accounting must be one of {', '.join(ACCOUNTINGS)}; got {accounting!r}")
+    params = module.variant(seed)
+    answers = module.ANSWERS
+    values = module.answers(params, accounting)["value"].to_numpy(dtype=float)
+    other = module.answers(params, _other_accounting(accounting))["value"].to_numpy(dtype=float)
+    n = len(answers)
+    alternatives = {code: np.full(n, np.nan) for code in CONTEXT_SLIPS}
+    factors = np.empty(n)
+    for i, a in enumerate(answers):
+        v = values[i]
+        factors[i] = display_scale(a.display_unit)[0]
+        framed = abs(other[i] - v) > 1e-9 * max(abs(v), 1e-300)
+        if framed:
+            alternatives["wire_vs_shaper"][i] = other[i]
+        if a.efficiency is None or (a.kind in ("goodput", "size") and not framed):
+            # a goodput that does not change with the accounting (a UDP flow below
+            # its bottleneck) does not depend on the headers either
+            continue
+        e = float(a.efficiency(params, accounting))
+        if not (0 < e < 1) or not math.isfinite(e):
+            continue
+        if a.kind == "goodput":
+            alternatives["rate_for_goodput" if a.paired else "header_overhead"][i] = v / e
+        elif a.kind == "rate":
+            alternatives["goodput_for_rate"][i] = v * e
+        elif a.kind == "size":
+            alternatives["header_overhead"][i] = v * e
+    for arr in alternatives.values():
+        arr.setflags(write=False)
+    arrays = {
+        "values": values, "display_factors": factors,
+        "rtol": np.array([a.rtol for a in answers], float),
+        "atol": np.array([a.atol for a in answers], float),
+        "points": np.array([a.points for a in answers], float),
+    }
+    for arr in arrays.values():
+        arr.setflags(write=False)
+    return AnswerKey(
+        lab=lab, seed=int(seed), accounting=accounting, params=params,
+        ids=tuple(a.id for a in answers), units=tuple(a.unit for a in answers),
+        display_units=tuple(a.display_unit for a in answers), alternatives=alternatives,
+        **arrays,
+    )
+
+
+@contextlib.contextmanager
+def _gc_paused():
+    # computing many keys allocates many small objects that all survive: the cyclic
+    # garbage collector would rescan them again and again (about 20 % of the time)
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _openblas_libraries():
+    """(get, set) thread-count functions of the OpenBLAS copies loaded (Linux only)."""
+    import ctypes
+    import re
+
+    try:
+        with open("/proc/self/maps", encoding="utf-8", errors="replace") as fh:
+            paths = sorted(set(re.findall(r"(/\S*openblas\S*\.so[\w.]*)", fh.read())))
+    except OSError:
+        return []
+    found = []
+    for path in paths:
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError:
+            continue
+        for prefix in ("scipy_openblas", "openblas"):
+            for suffix in ("64_", ""):
+                get = getattr(lib, f"{prefix}_get_num_threads{suffix}", None)
+                put = getattr(lib, f"{prefix}_set_num_threads{suffix}", None)
+                if get is not None and put is not None:
+                    found.append((get, put))
+                    break
+            else:
+                continue
+            break
+    return found
+
+
+@contextlib.contextmanager
+def _quiet_computation():
+    """Pause the garbage collector and run OpenBLAS on one thread meanwhile.
+
+    The lab's matrices are tiny: OpenBLAS threads bring only contention (keys took
+    2.4 times longer with two threads than with one on a 2-CPU machine).
+    """
+    libraries = _openblas_libraries()
+    saved = []
+    for get, put in libraries:
+        try:
+            saved.append((put, int(get())))
+            put(1)
+        except Exception:  # pragma: no cover - an unexpected OpenBLAS build
+            pass
+    try:
+        with _gc_paused():
+            yield
+    finally:
+        for put, n in saved:
+            put(n)
+
+
+def _compute_keys(lab: str, seeds: list[int], accounting: str) -> list[AnswerKey | tuple[int, str]]:
+    """Keys of ``seeds``; a seed whose key cannot be computed gives (seed, reason)."""
+    out: list[AnswerKey | tuple[int, str]] = []
+    with _quiet_computation():
+        for s in seeds:
+            try:
+                out.append(_build_key(lab, s, accounting))
+            except (ValueError, ArithmeticError) as exc:
+                out.append((s, f"{type(exc).__name__}: {exc}"))
+    return out
+
+
+#: Below this many missing keys, :func:`answer_keys` does not start worker processes.
+PARALLEL_THRESHOLD = 64
+
+
+def answer_keys(lab: str = "lab5", seeds: Iterable[int] = (0,), accounting: str = "wire",
+                jobs: int | None = None, errors: dict[int, str] | None = None) -> dict[int, AnswerKey]:
+    """The answer keys of many variants, computing the missing ones in parallel.
+
+    Parameters
+    ----------
+    lab, accounting
+        As in :func:`answer_key`.
+    seeds : iterable of int
+        Variant seeds (duplicates are fine).
+    jobs : int, optional
+        Worker processes for the keys not yet cached: ``None`` uses all CPUs but one
+        when at least :data:`PARALLEL_THRESHOLD` keys are missing on a machine with at
+        least 4 CPUs (up to 8 workers); ``1`` never starts a worker.
+    errors : dict, optional
+        If given, a seed whose key cannot be computed (a solver that fails on that
+        scenario...) is left out of the result and its reason stored here; otherwise
+        the first such failure raises ``ValueError``.
+
+    Returns
+    -------
+    dict of int to AnswerKey
+
+    Notes
+    -----
+    A key costs about 20 ms (two passes of the lab's computations, in the key's
+    accounting and in the other one), so a class where every student has their own
+    variant spends most of its grading time here the first time; the keys are then
+    cached for the rest of the session. Workers are started with the ``forkserver``
+    method (``spawn`` where it does not exist): a clean interpreter, so threads of the
+    parent (a Jupyter kernel's, BLAS's) cannot deadlock them. Results do not depend
+    on ``jobs``.
+
+    Examples
+    --------
+    >>> keys = answer_keys("lab5", [0, 4, 4], jobs=1)
+    >>> sorted(keys), keys[4] is answer_key("lab5", 4)
+    ([0, 4], True)
+    """
+    wanted = sorted({int(s) for s in seeds})
+    from labcalc.labs import get_lab
+
+    module = get_lab(lab)
+    for s in wanted:
+        module.variant(s)  # validates the seed (and caches the parameters)
+    missing = [s for s in wanted if (lab, s, accounting) not in _CACHE]
+    workers = _workers(jobs, len(missing))
+    if missing and workers > 1:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        methods = multiprocessing.get_all_start_methods()
+        context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+        chunks = [missing[i::workers * 4] for i in range(workers * 4)]
+        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+            results = [r for chunk in pool.map(_compute_keys, [lab] * len(chunks), chunks,
+                                               [accounting] * len(chunks)) for r in chunk]
+    else:
+        results = _compute_keys(lab, missing, accounting) if missing else []
+    failed: dict[int, str] = {}
+    for r in results:
+        if isinstance(r, AnswerKey):
+            _remember(r)
+        else:
+            failed[r[0]] = r[1]
+    if failed and errors is None:
+        seed, reason = next(iter(sorted(failed.items())))
+        raise ValueError(f"answer key of {lab} variant {seed} cannot be computed ({reason})")
+    if errors is not None:
+        errors.update(failed)
+    return {s: answer_key(lab, s, accounting) for s in wanted if s not in failed}
+
+
+def _workers(jobs: int | None, n_missing: int) -> int:
+    if jobs is not None:
+        if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+            raise ValueError(f"jobs must be a whole number >= 1; got {jobs!r}")
+        return min(jobs, max(n_missing, 1))
+    cpus = os.cpu_count() or 1
+    if n_missing < PARALLEL_THRESHOLD or cpus < 4:
+        # with two CPUs, starting workers (each imports numpy, pandas, scipy) costs
+        # about what it saves, and loses outright on a busy machine
+        return 1
+    return max(1, min(cpus - 1, 8, n_missing // 16))
+
+
+def check_answer(answer_id: str, answer, *, lab: str = "lab5", seed: int = 0,
+                 accounting: str = "wire", sigfigs: int | None = None,
+                 credit: Mapping[str, float] | None = None) -> CheckResult:
+    """Check one answer against a lab's answer key, with every slip the key knows.
+
+    Parameters
+    ----------
+    answer_id : str
+        ``"Q4"``, ``"Q13.6"``... (see ``lab.questions()``).
+    answer : float or str
+        As in :func:`labcalc.grading.check`; a bare number is taken in the question's
+        display unit (Mbit/s, bytes, ms, %).
+    lab, seed, accounting
+        Which answer key (see :func:`answer_key`).
+    sigfigs, credit
+        As in :func:`labcalc.grading.check`.
+
+    Returns
+    -------
+    CheckResult
+
+    Examples
+    --------
+    >>> check_answer("Q13.6", "3.75 Mbit/s").correct
+    True
+    >>> r = check_answer("Q4", "4798 kbit/s")
+    >>> r.diagnosis, r.score
+    ('wire_vs_shaper', 0.75)
+    >>> print(r.message)
+    Partly right (75 % of the points): '4798 kbit/s' is the value in the Linux shaper's accounting (Ethernet header and IP packet only), but the question uses the wire's accounting (every byte: preamble, headers, FCS and inter-frame gap).
+    """
+    key = answer_key(lab, seed, accounting)
+    i = key.index(answer_id)
+    alternatives = {code: float(arr[i]) for code, arr in key.alternatives.items()
+                    if not math.isnan(arr[i])}
+    return check(answer, float(key.values[i]), unit=key.display_units[i],
+                 rtol=float(key.rtol[i]), atol=float(key.atol[i]), sigfigs=sigfigs,
+                 alternatives=alternatives, credit=credit, accounting=accounting)

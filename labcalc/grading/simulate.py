@@ -1,0 +1,186 @@
+"""A synthetic class: students who answer with their own variant and make real slips.
+
+Used by the graders' notebook and the grading benchmark. Each student has a skill
+(the chance of a right answer); a wrong answer is one of the classic slips, a number
+without a unit, an answer rounded too early, an unreadable text or a plain wrong
+value. Right answers come in the spellings students use ("4.69 Mbit/s", "4690 kbps",
+"4.69Mbps", "586 kB/s"...). Everything is drawn from one seeded generator, so the same
+arguments always give the same class.
+
+Examples
+--------
+>>> df = simulate_class(3, seed=1)
+>>> list(df.columns), len(df)
+(['student', 'variant', 'question', 'answer'], 165)
+>>> df.equals(simulate_class(3, seed=1))
+True
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from typing import Mapping
+
+__all__ = ["simulate_class", "MISTAKE_WEIGHTS"]
+
+#: Relative frequency of each kind of mistake among wrong answers (those that cannot
+#: apply to a question are left out for it).
+MISTAKE_WEIGHTS: Mapping[str, float] = {
+    "header_overhead": 3.0,
+    "rate_for_goodput": 2.0,
+    "goodput_for_rate": 2.0,
+    "wire_vs_shaper": 2.0,
+    "bytes_bits": 2.0,
+    "kilo_mega": 1.5,
+    "binary_prefix": 1.0,
+    "percent_fraction": 4.0,
+    "missing_unit": 1.0,
+    "rounding": 2.0,
+    "wrong_value": 3.0,
+    "unreadable": 0.5,
+    "empty": 1.0,
+}
+
+_UNREADABLE = ("?", "I don't know", "about 5 Mbps", "4.69 Mbit/s approx", "see report", "5 Mbps/s",
+               "N/A")
+
+
+def _g(x: float, digits: int) -> str:
+    text = f"{x:.{digits}g}"
+    if "e" in text:
+        text = f"{x:.{max(digits, 1)}f}".rstrip("0").rstrip(".")
+    return text
+
+
+def _spell(rng: random.Random, value: float, base: str, display: str) -> str:
+    """A right value written the way some student would write it."""
+    if base == "bit/s":
+        return rng.choice([
+            f"{_g(value / 1e6, 3)} Mbit/s", f"{_g(value / 1e3, 4)} kbps", f"{_g(value / 1e6, 3)}Mbps",
+            f"{_g(value / 1e3, 4)}kb/s", f"{_g(value / 8e3, 4)} kB/s", f"{_g(value / 1e6, 4)} Mb/s",
+        ])
+    if base == "byte":
+        return rng.choice([f"{value:.0f} bytes", f"{value:.0f} B", f"{value:.0f} bytes"])
+    if base == "s":
+        return rng.choice([f"{_g(value * 1e3, 3)} ms", f"{_g(value, 3)} s", f"{_g(value * 1e3, 3)}ms"])
+    if display == "%":
+        return rng.choice([f"{_g(100 * value, 3)} %", f"{_g(100 * value, 3)}%", f"{_g(value, 3)}"])
+    return _g(value, 3)
+
+
+def _wrong(rng, kind, value, base, display, key, i):
+    """The text of a wrong answer of the given kind (None when it cannot apply)."""
+    alt = {code: float(arr[i]) for code, arr in key.alternatives.items() if not math.isnan(arr[i])}
+    if kind in alt:
+        return _spell(rng, alt[kind], base, display)
+    if kind == "bytes_bits" and base == "bit/s":
+        return rng.choice([f"{_g(value / 8e3, 4)} kbit/s", f"{_g(value * 8 / 1e6, 3)} Mbit/s"])
+    if kind == "bytes_bits" and base == "byte":
+        return f"{value * 8:.0f} bytes"
+    if kind == "kilo_mega" and base == "bit/s":
+        return rng.choice([f"{_g(value / 1e6, 3)} kbit/s", f"{_g(value / 1e3, 4)} Mbit/s"])
+    if kind == "kilo_mega" and base == "s":
+        return f"{_g(value * 1e3, 3)} s"
+    if kind == "binary_prefix" and base == "bit/s":
+        return f"{_g(value / 1.024e6, 3)} Mbit/s"
+    if kind == "percent_fraction" and display == "%" and value > 0:
+        return rng.choice([f"{_g(100 * value, 3)}", f"{_g(value, 3)} %"])
+    if kind == "missing_unit" and base in ("bit/s", "byte", "s"):
+        factor = {"bit/s": 1e6, "byte": 1.0, "s": 1e-3}[base]
+        return _g(value / factor, 4)
+    if kind == "rounding" and value != 0 and key.rtol[i] > 0:
+        return _spell(rng, value * (1 + rng.choice([-1, 1]) * 1.6 * key.rtol[i]), base, display)
+    if kind == "wrong_value" and value != 0:
+        factor = rng.choice([rng.uniform(0.3, 0.8), rng.uniform(1.3, 3.0)])
+        return _spell(rng, value * factor, base, display)
+    if kind == "unreadable":
+        return rng.choice(_UNREADABLE)
+    if kind == "empty":
+        return ""
+    return None
+
+
+def simulate_class(n_students: int = 200, *, lab: str = "lab5", seed: int = 0,
+                   salt: str = "demo-course", answers_per_student: int | None = None,
+                   skill: tuple[float, float] = (5.0, 2.0), accounting: str = "wire",
+                   mistakes: Mapping[str, float] | None = None, jobs: int | None = None,
+                   with_mistakes: bool = False):
+    """Answers of a synthetic class, one row per answer, as a grader would receive them.
+
+    Parameters
+    ----------
+    n_students : int, default 200
+        Students ``s0001``, ``s0002``...
+    lab : str, default "lab5"
+    seed : int, default 0
+        Seed of the generator that draws skills, mistakes and spellings.
+    salt : str, default "demo-course"
+        Course salt: student ``s`` works on variant ``variant_for(s, salt)``.
+    answers_per_student : int, optional
+        Each student answers this many questions, drawn at random (all by default).
+    skill : (float, float), default (5, 2)
+        Beta distribution of the students' chance to get an answer right (mean 0.71).
+    accounting : str, default "wire"
+        Accounting of the answer key the students aim at.
+    mistakes : mapping, optional
+        Relative weights of the mistakes (see :data:`MISTAKE_WEIGHTS`).
+    jobs : int, optional
+        Worker processes for the answer keys (see :func:`labcalc.grading.answer_keys`).
+    with_mistakes : bool, default False
+        Add a ``mistake`` column: the kind of mistake made (None for a right answer),
+        to measure how well the diagnosis recognises it.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``student``, ``variant``, ``question``, ``answer`` (text), and
+        ``mistake`` when asked for.
+
+    Examples
+    --------
+    >>> df = simulate_class(2, seed=3, answers_per_student=4)
+    >>> df.groupby("student").size().tolist()
+    [4, 4]
+    """
+    import pandas as pd
+
+    from labcalc.grading.keys import answer_keys
+    from labcalc.labs import get_lab
+
+    if isinstance(n_students, bool) or not isinstance(n_students, int) or n_students < 0:
+        raise ValueError(f"n_students must be a whole number >= 0; got {n_students!r}")
+    module = get_lab(lab)
+    weights = dict(MISTAKE_WEIGHTS)
+    weights.update(mistakes or {})
+    kinds = list(weights)
+    rng = random.Random(seed)
+    n_answers = len(module.ANSWERS)
+    k = n_answers if answers_per_student is None else int(answers_per_student)
+    if not 0 <= k <= n_answers:
+        raise ValueError(f"answers_per_student must be between 0 and {n_answers}; got {answers_per_student!r}")
+    rows = []
+    students = [f"s{s:04d}" for s in range(1, n_students + 1)]
+    variants = [module.variant_for(student, salt) for student in students]
+    keys = answer_keys(lab, variants, accounting, jobs=jobs)
+    for student, variant in zip(students, variants):
+        key = keys[variant]
+        p_right = rng.betavariate(*skill)
+        chosen = sorted(rng.sample(range(n_answers), k)) if k < n_answers else range(n_answers)
+        for i in chosen:
+            value = float(key.values[i])
+            base, display = key.units[i], key.display_units[i]
+            text, made = None, None
+            if rng.random() >= p_right:
+                for _ in range(4):  # a mistake that applies to this question
+                    kind = rng.choices(kinds, weights=[weights[c] for c in kinds])[0]
+                    text = _wrong(rng, kind, value, base, display, key, i)
+                    if text is not None:
+                        made = kind
+                        break
+            if text is None:
+                text = _spell(rng, value, base, display)
+            rows.append((student, variant, key.ids[i], text, made))
+    df = pd.DataFrame(rows, columns=["student", "variant", "question", "answer", "mistake"])
+    df["mistake"] = pd.Series(df["mistake"].to_numpy(object), dtype=object)
+    return df if with_mistakes else df.drop(columns="mistake")

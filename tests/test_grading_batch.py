@@ -1,0 +1,317 @@
+"""Batch grading of untrusted answers files: grades, statistics, report, hostile input."""
+
+import builtins
+import csv
+import io
+import os
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from labcalc import grading
+from labcalc.grading import AnswerFileError, grade, grade_file, read_answers, simulate_class
+from labcalc.labs import lab5
+
+HEADER = "student,question,answer\n"
+
+
+def graded(text: str, **options):
+    return grade(read_answers(text.encode("utf-8")), **options)
+
+
+def test_a_small_class():
+    res = graded(HEADER + "ada,Q4,4.69 Mbit/s\nada,Q3,1000 bytes\nbob,Q4,586 kbit/s\nbob,Q13.7,6.2\n")
+    g = res.grades.set_index("student")
+    assert g.loc["ada", "Q4"] == 1.0 and g.loc["ada", "Q3"] == 0.5 and g.loc["ada", "total"] == 1.5
+    assert g.loc["bob", "Q4"] == 0.5 and g.loc["bob", "Q13.7"] == 0.5 and g.loc["bob", "Q9"] == 0.0
+    assert (g["max_total"] == 55).all()
+    assert g.loc["ada", "percent"] == pytest.approx(100 * 1.5 / 55)
+    assert list(res.grades.columns[:3]) == ["student", "variant", "Q3"]
+    assert res.detail.set_index(["student", "question"]).loc[("bob", "Q4"), "diagnosis"] == "bytes_bits"
+    assert res.problems == ()
+    assert res.summary() == "lab5: 2 students, 4 answers graded, mean 2.3 % of the points; no row skipped"
+
+
+def test_per_question_statistics():
+    rows = [f"s{i},Q4,4.69 Mbit/s" for i in range(6)] + [f"s{i},Q4,5 Mbit/s" for i in range(6, 9)]
+    rows += ["s9,Q4,586 kbit/s"]
+    res = graded(HEADER + "\n".join(rows) + "\n")
+    q4 = res.stats.loc["Q4"]
+    assert (q4.answered, q4.correct) == (10, 0.6)
+    assert q4.top_diagnosis == "header_overhead" and q4.top_share == 0.75
+    assert q4.mean_score == pytest.approx((6 + 3 * 0.5 + 0.5) / 10)
+    assert res.stats.loc["Q9", "answered"] == 0
+
+
+def test_variants_column_and_salt():
+    key = grading.answer_key("lab5", 5)
+    right = f"{key.value('Q4') / 1e6:.5f} Mbit/s"
+    res = graded("student,question,answer,variant\n" + f"ada,Q4,{right},5\n")
+    assert res.detail.score.tolist() == [1.0] and res.grades.variant.tolist() == [5]
+    # without a variant column: the salt decides, or everybody has the handout's numbers
+    seed = lab5.variant_for("ada", "course")
+    right = f"{grading.answer_key('lab5', seed).value('Q4') / 1e6:.5f} Mbit/s"
+    res = graded(HEADER + f"ada,Q4,{right}\n", salt="course")
+    assert res.detail.score.tolist() == [1.0] and res.grades.variant.tolist() == [seed]
+    assert graded(HEADER + "ada,Q4,4.69 Mbit/s\n").grades.variant.tolist() == [0]
+
+
+def test_points_credit_and_sigfigs_options():
+    text = HEADER + "ada,Q4,586 kbit/s\nada,Q3,1066 bytes\n"
+    res = graded(text, points={"Q4": 4}, credit={"bytes_bits": 0.25})
+    g = res.grades.iloc[0]
+    assert g.Q4 == 1.0 and g.Q3 == 1.0 and g.max_total == 58
+    res = graded(HEADER + "ada,Q4,4.7 Mbit/s\n", sigfigs=2)
+    assert res.detail.correct.tolist() == [True]
+    with pytest.raises(ValueError, match="Q99"):
+        graded(text, points={"Q99": 1})
+
+
+# -- hostile files -------------------------------------------------------------------
+
+def test_huge_file_is_refused_before_reading(tmp_path):
+    path = tmp_path / "huge.csv"
+    with open(path, "wb") as fh:
+        fh.write(HEADER.encode())
+        fh.seek(30_000_000)
+        fh.write(b"\n")  # a sparse 30 MB file
+    with pytest.raises(AnswerFileError, match="above the limit of 20000000 bytes"):
+        read_answers(path)
+    with pytest.raises(AnswerFileError, match="limit"):
+        read_answers(io.BytesIO(HEADER.encode() + b"x" * 2000), max_bytes=1000)
+
+
+@pytest.mark.parametrize("data, message", [
+    (b"name,question,answer\nada,Q4,1\n", "missing column 'student'"),
+    (b"student,answer\nada,1\n", "missing column 'question'"),
+    (b"", "empty"),
+    (b"\n\n  \n", "empty"),
+    (b"student,question,answer,answer\n", "appears twice"),
+    (bytes(range(256)) * 40, "not a CSV text file"),
+    (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "not a CSV text file"),
+    (b"PK\x03\x04\x14\x00\x06\x00", "not a CSV text file"),
+    (b"\xff\xfes\x00t\x00u\x00", "not a CSV text file"),  # UTF-16
+])
+def test_files_that_cannot_be_graded(data, message):
+    with pytest.raises(AnswerFileError, match=message):
+        read_answers(data)
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(AnswerFileError, match="not found"):
+        read_answers(tmp_path / "nope.csv")
+    with pytest.raises(AnswerFileError, match="folder"):
+        read_answers(tmp_path)
+
+
+def test_malformed_rows_are_reported_and_skipped():
+    text = (
+        "student,question,answer,variant\n"   # row 1
+        "ada,Q4,4.69 Mbit/s,0\n"              # 2 ok
+        "ada,Q4,4,69 Mbit/s,0\n"              # 3 unquoted comma
+        'ada,Q3,"1,066 bytes",0\n'            # 4 quoted, graded (ambiguous -> unreadable)
+        "bob\n"                               # 5 too few fields
+        "\n"                                  # (blank line: ignored)
+        ",Q4,1 Mbit/s,0\n"                    # 7 no student
+        "eve,Q99,1 Mbit/s,0\n"                # 8 unknown question
+        "eve,Q4,1 Mbit/s,seven\n"             # 9 bad variant
+        "eve,Q4,1 Mbit/s,-1\n"                # 10 bad variant
+        "eve,Q4,1 Mbit/s,99999999999999999999\n"  # 11 variant too large
+        "eve,Q9,1 Mbit/s,\n"                  # 12 no variant
+        f"eve,Q4,{'9' * 150},0\n"             # 13 answer too long
+        f"{'x' * 80},Q4,1 Mbit/s,0\n"         # 14 student id too long
+        "ada,Q8,2986 bytes,3\n"               # 15 variant differs from ada's
+        "bob,Q9,4.85 Mbit/s,0\n"              # 16 ok
+        "bob,Q9,4.80 Mbit/s,0\n"              # 17 second answer: replaces row 16
+    )
+    res = graded(text)
+    problems = {p.row: p.reason for p in res.problems}
+    assert set(problems) == {3, 5, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}
+    assert problems[3] == "5 fields where the header has 4 (an unquoted comma in the answer?)"
+    assert "1 field where the header has 4" in problems[5]
+    assert problems[7] == "no student id"
+    assert problems[8].startswith("unknown question 'Q99'")
+    assert "variant 'seven' is not a whole number" in problems[9]
+    assert "not a whole number" in problems[10] and "not a whole number" in problems[11]
+    assert problems[12].startswith("no variant")
+    assert "longer than 100 characters" in problems[13]
+    assert "longer than 64 characters" in problems[14]
+    assert "differs from variant 0" in problems[15] and "row 2" in problems[15]
+    assert "replaced by the answer at row 17" in problems[16]
+    assert sorted(res.detail.row) == [2, 4, 17]
+    assert [p.row for p in res.problems] == sorted(p.row for p in res.problems)
+
+
+def test_binary_junk_inside_a_csv():
+    data = (HEADER.encode() + b"ada,Q4,4.69 Mbit/s\n" + b"bob,Q4,\x00\x01\x02junk\n"
+            + b"eve,Q4,\xff\xfe 5 Mbit/s\n" + b"\x1b[31mred,Q4,1 Mbit/s\n" + b"zed,Q3,1066 bytes\n")
+    res = grade(read_answers(data))
+    assert sorted(res.detail.student) == ["ada", "zed"]
+    assert {p.row: p.reason for p in res.problems} == {
+        3: "contains binary data or control characters",
+        4: "contains binary data or control characters",
+        5: "contains binary data or control characters",
+    }
+
+
+def test_unclosed_quote_and_oversized_field_do_not_stop_grading():
+    data = HEADER + 'ada,Q4,"4.69 Mbit/s\nbob,Q4,4.69 Mbit/s\n'
+    res = graded(data)
+    assert len(res.problems) == 1 and len(res.detail) == 0
+    assert "line break inside a field" in res.problems[0].reason
+    data = HEADER + "ada,Q4," + "1" * 200_000 + "\nbob,Q4,4.69 Mbit/s\n"
+    res = graded(data)
+    assert res.detail.student.tolist() == ["bob"]
+    assert [p.row for p in res.problems] == [2]
+
+
+def test_encodings_and_line_endings():
+    data = "\ufeffStudent, Question ,ANSWER\r\nada,q4,4.69 Mbit/s\r\nbéa,Q4,4\u00a0690 kbps\r\n".encode()
+    res = grade(read_answers(data))
+    assert sorted(res.detail.student) == ["ada", "béa"] and res.detail.correct.all()
+
+
+def test_grading_never_evaluates(monkeypatch):
+    grading.answer_key("lab5", 0)  # build the key (and its imports) first
+
+    def forbidden(*args, **kwargs):
+        raise AssertionError("eval/exec called")
+
+    monkeypatch.setattr(builtins, "eval", forbidden)
+    monkeypatch.setattr(builtins, "exec", forbidden)
+    text = HEADER + "".join(f"s{i},Q4,{a}\n" for i, a in enumerate([
+        "__import__('os').system('true')", "=1+1", "9**9**9 bps", "2 bit^9^9^9", "(lambda: 1)()",
+        "4.69 Mbit/s"]))
+    res = graded(text)
+    assert res.detail.score.tolist() == [0, 0, 0, 0, 0, 1]
+
+
+# -- outputs: formula injection and HTML escaping --------------------------------------
+
+HOSTILE = (
+    "student,question,answer\n"
+    "=cmd|' /C calc'!A0,Q4,4.69 Mbit/s\n"
+    '"@SUM(1+1)*cmd|\' /C calc\'!A0",Q4,"=HYPERLINK(""http://evil"",""x"")"\n'
+    "+eve,Q4,-5 Mbit/s\n"
+    "-mallory,Q4,+5 Mbit/s\n"
+    '"\t=tab",Q4,@x\n'
+    "<script>alert(1)</script>,Q4,<img src=x onerror=alert(1)>\n"
+)
+
+
+def _cells(path):
+    with open(path, newline="", encoding="utf-8") as fh:
+        return [cell for row in csv.reader(fh) for cell in row]
+
+
+def test_outputs_are_neutralised_against_formula_injection(tmp_path):
+    res = graded(HOSTILE)
+    assert len(res.detail) == 6
+    res.write_grades(tmp_path / "grades.csv")
+    res.write_feedback(tmp_path / "feedback.csv")
+    for name in ("grades.csv", "feedback.csv"):
+        cells = _cells(tmp_path / name)
+        dangerous = [c for c in cells if c.lstrip(" ").startswith(("=", "+", "-", "@", "\t", "\r"))]
+        assert dangerous == [], (name, dangerous)
+        assert any(c.startswith("'=cmd") for c in cells)
+    students = pd.read_csv(tmp_path / "grades.csv", dtype=str, keep_default_na=False).student
+    assert "'+eve" in set(students) and "'-mallory" in set(students)
+    assert grading.csv_safe("  =1") == "'  =1" and grading.csv_safe("4.69") == "4.69"
+
+
+def test_report_escapes_everything_from_students(tmp_path):
+    res = graded(HOSTILE + "bob,Q99,1\n")
+    page = res.report_html()
+    assert "<script>" not in page and "<img" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "&lt;img src=x onerror=alert(1)&gt;" in page
+    assert "default-src 'none'" in page  # no script could run anyway
+    assert "Skipped rows (1)" in page and "unknown question" in page
+    res.write_report(tmp_path / "report.html")
+    assert (tmp_path / "report.html").read_text(encoding="utf-8") == page
+
+
+def test_report_has_statistics_and_feedback():
+    res = grade(simulate_class(12, seed=4))
+    page = res.report_html(title="Lab 5 <2025>")
+    assert "<title>Lab 5 &lt;2025&gt;</title>" in page
+    assert "Questions" in page and "most frequent slip" in page and "Feedback per student" in page
+    assert page.count("<details>") == 12
+    assert res.detail.message.iloc[0] in page or "&#x27;" in page
+
+
+# -- the synthetic class and consistency with check -----------------------------------
+
+def test_simulated_class_is_deterministic_and_realistic():
+    a = simulate_class(40, seed=9)
+    assert a.equals(simulate_class(40, seed=9)) and not a.equals(simulate_class(40, seed=10))
+    res = grade(a)
+    assert len(res.grades) == 40 and res.problems == ()
+    assert 60 < res.grades.percent.mean() < 95
+    seen = set(res.detail.diagnosis.dropna())
+    for code in ("header_overhead", "wire_vs_shaper", "bytes_bits", "kilo_mega", "percent_fraction",
+                 "missing_unit", "goodput_for_rate"):
+        assert code in seen, code
+
+
+def test_batch_agrees_with_check_answer():
+    df = simulate_class(6, seed=21)
+    res = grade(df)
+    for r in res.detail.itertuples():
+        one = grading.check_answer(r.question, r.answer, seed=int(r.variant))
+        assert (one.correct, one.score, one.diagnosis, one.message) == (
+            r.correct, r.score, r.diagnosis, r.message), (r.question, r.answer)
+
+
+def test_grade_accepts_a_frame_and_reports_its_rows():
+    df = pd.DataFrame({"Student": ["ada", "bob", None], "Question": ["Q4", "Q4", "Q4"],
+                       "Answer": ["4.69 Mbit/s", np.nan, "1 Mbit/s"]})
+    res = grade(df)
+    assert res.detail.student.tolist() == ["ada", "bob"]
+    assert res.detail.diagnosis.tolist() == [None, "empty"]
+    assert [str(p) for p in res.problems] == ["row 4: no student id"]
+    with pytest.raises(AnswerFileError, match="question"):
+        grade(pd.DataFrame({"student": ["a"], "answer": ["1"]}))
+
+
+def test_grade_file_from_path(tmp_path):
+    path = tmp_path / "answers.csv"
+    path.write_text(HEADER + "ada,Q3,1066 bytes\n", encoding="utf-8")
+    assert grade_file(path).grades.total.tolist() == [1.0]
+    assert os.path.getsize(path) < 100
+
+
+def test_diagnosis_names_the_slip_the_synthetic_students_made():
+    df = simulate_class(120, seed=8, with_mistakes=True)
+    res = grade(df.drop(columns="mistake"))
+    m = df.merge(res.detail[["student", "question", "diagnosis", "correct"]], on=["student", "question"])
+    slips = set(grading.SLIPS) - {"rounding"}
+    made = m[m.mistake.isin(slips) & ~m.correct]
+    agree = (made.mistake == made.diagnosis).mean()
+    assert len(made) > 500 and agree > 0.95, agree
+    # right answers are never given a diagnosis, and plain wrong values rarely
+    assert m[m.mistake.isna()].diagnosis.isna().all()
+    wrong = m[m.mistake == "wrong_value"]
+    assert wrong.diagnosis.notna().mean() < 0.05
+
+
+def test_a_variant_whose_key_fails_skips_its_rows(monkeypatch):
+    from labcalc.grading import keys
+
+    real = keys._build_key
+
+    def flaky(lab, seed, accounting):
+        if seed == 13:
+            raise ValueError("solver gave up")
+        return real(lab, seed, accounting)
+
+    grading.clear_key_cache()
+    monkeypatch.setattr(keys, "_build_key", flaky)
+    res = graded("student,question,answer,variant\nada,Q4,4.69 Mbit/s,0\nbob,Q4,1 Mbit/s,13\n")
+    assert res.detail.student.tolist() == ["ada"]
+    assert [str(p) for p in res.problems] == [
+        "row 3: no answer key for variant 13 (ValueError: solver gave up)"]
+    with pytest.raises(ValueError, match="variant 13 cannot be computed"):
+        grading.answer_keys("lab5", [13], jobs=1)
+    grading.clear_key_cache()

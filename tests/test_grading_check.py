@@ -1,0 +1,228 @@
+"""check(): units, tolerance edges, significant digits, and each slip diagnosed."""
+
+import math
+
+import pytest
+
+from labcalc import grading
+from labcalc.grading import CheckResult, check, check_answer
+
+Q4 = 5e6 * 1000 / 1066  # maximum UDP goodput of the handout [bit/s]
+
+
+# -- the unit-parsing table of the issue, graded ------------------------------------
+
+@pytest.mark.parametrize("answer, expected, unit", [
+    ("4.69 Mbit/s", Q4, "Mbit/s"),
+    ("4690 kbps", Q4, "Mbit/s"),
+    ("4.69Mbps", Q4, "Mbit/s"),
+    ("4690kb/s", Q4, "Mbit/s"),
+    ("586 kB/s", Q4, "Mbit/s"),
+    ("6.2 %", 0.0619137, "%"),
+    ("0.062", 0.0619137, "%"),
+    ("1066 bytes", 1066, "bytes"),
+    ("300 ms", 0.3, "ms"),
+    ("0.3 s", 0.3, "ms"),
+])
+def test_issue_table_is_accepted(answer, expected, unit):
+    r = check(answer, expected, unit=unit)
+    assert r.correct and r.score == 1.0 and r.diagnosis is None, r.message
+    assert r.message.startswith("Correct")
+
+
+def test_result_fields_are_in_base_units():
+    r = check("4690 kbps", Q4, unit="Mbit/s")
+    assert isinstance(r, CheckResult)
+    assert r.expected == pytest.approx(Q4) and r.given == 4_690_000.0
+    assert r.unit == "bit/s"
+    assert r.relative_error == pytest.approx((4.69e6 - Q4) / Q4)
+    assert str(r) == r.message
+
+
+def test_numbers_are_taken_in_the_unit_or_base_units():
+    assert check(4.69, Q4, unit="Mbit/s").correct
+    assert check(4_690_000, Q4).correct
+    assert check(6.2, 0.0619, unit="%").correct
+    assert check(300, 0.3, unit="ms").correct
+
+
+def test_expected_may_be_text():
+    assert check("4690 kbps", "4.69 Mbit/s").correct
+    with pytest.raises(ValueError, match="expected"):
+        check("1", "lots of Mbps")
+
+
+# -- an answer without a unit is not silently assumed -------------------------------
+
+@pytest.mark.parametrize("answer, unit", [("4.69", "Mbit/s"), ("1066", "bytes"), ("300", "ms")])
+def test_missing_unit_is_refused_and_said(answer, unit):
+    r = check(answer, {"Mbit/s": Q4, "bytes": 1066, "ms": 0.3}[unit], unit=unit)
+    assert not r.correct and r.score == 0 and r.diagnosis == "missing_unit"
+    assert "has no unit" in r.message and "not assumed" in r.message
+    assert r.given is None
+
+
+def test_missing_unit_credit_only_when_the_number_is_right():
+    assert check("4.69", Q4, unit="Mbit/s", credit={"missing_unit": 0.5}).score == 0.5
+    assert check("3", Q4, unit="Mbit/s", credit={"missing_unit": 0.5}).score == 0.0
+    assert check("4.69", Q4, unit="Mbit/s", require_unit=False).correct
+
+
+@pytest.mark.parametrize("answer, code, words", [
+    ("300 ms", "wrong_unit", "is a time, but the question asks for a rate"),
+    ("1066 bytes", "wrong_unit", "is a size in bytes"),
+    ("abc", "unreadable", "Cannot read 'abc'"),
+    ("4,690 kbps", "unreadable", "ambiguous"),
+    ("=HYPERLINK(\"http://x\")", "unreadable", "Cannot read '=HYPERLINK"),
+    ("4.69 Mbits/s/s", "unreadable", "'Mbits/s/s' is not a unit of rate, size, time or share"),
+    ("4.69 Mbitz", "unreadable", "unknown unit 'Mbitz'"),
+    ("5 Mbps/s", "unreadable", "Cannot read"),
+    ("", "empty", "No answer"),
+    ("   ", "empty", "No answer"),
+    (None, "empty", "No answer"),
+    (float("nan"), "unreadable", "not a finite number"),
+    (True, "unreadable", "not a number"),
+])
+def test_unusable_answers(answer, code, words):
+    r = check(answer, Q4, unit="Mbit/s")
+    assert (r.correct, r.score, r.diagnosis) == (False, 0.0, code)
+    assert words in r.message
+
+
+# -- tolerance edges ------------------------------------------------------------------
+
+def test_relative_tolerance_edges():
+    assert check(101.0, 100.0, unit="bit/s", rtol=0.01).correct          # exactly on the edge
+    assert check(100.999, 100.0, unit="bit/s", rtol=0.01).correct        # just inside
+    assert not check(101.001, 100.0, unit="bit/s", rtol=0.01).correct    # just outside
+    assert check(99.0, 100.0, unit="bit/s", rtol=0.01).correct
+    assert not check(98.999, 100.0, unit="bit/s", rtol=0.01).correct
+
+
+def test_edges_survive_unit_conversion():
+    # 4.69e6 * 1.01 = 4,736,900 bit/s
+    assert check("4.7369 Mbit/s", 4.69e6, unit="Mbit/s").correct
+    assert not check("4.7370 Mbit/s", 4.69e6, unit="Mbit/s").correct
+    assert check("4736.9 kbps", 4.69e6, unit="Mbit/s").correct
+
+
+def test_absolute_tolerance_edges():
+    assert check("1066.5 bytes", 1066, unit="bytes", rtol=0, atol=0.5).correct
+    assert not check("1066.6 bytes", 1066, unit="bytes", rtol=0, atol=0.5).correct
+    # a zero expected value needs atol: 0.1 percentage point
+    assert check("0.1 %", 0.0, unit="%", atol=0.001).correct
+    assert not check("0.11 %", 0.0, unit="%", atol=0.001).correct
+
+
+def test_significant_digits():
+    # 3 digits of 4.690 Mbit/s: within half a unit of the third digit (0.005 Mbit/s)
+    assert check("4.695 Mbit/s", Q4, unit="Mbit/s", sigfigs=3).correct
+    assert not check("4.696 Mbit/s", Q4, unit="Mbit/s", sigfigs=3).correct
+    assert check("4.7 Mbit/s", Q4, unit="Mbit/s", sigfigs=2).correct
+    assert not check("4.7 Mbit/s", Q4, unit="Mbit/s", sigfigs=3).correct
+    assert "3 significant digits" in check("4.69 Mbit/s", Q4, unit="Mbit/s", sigfigs=3).message
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"rtol": -0.1}, "rtol"), ({"atol": float("nan")}, "atol"), ({"sigfigs": 0}, "sigfigs"),
+    ({"alternatives": {"typo": 1.0}}, "alternatives"), ({"efficiency": 1.5}, "efficiency"),
+    ({"credit": {"bytes_bits": 2}}, "between 0 and 1"),
+])
+def test_bad_arguments(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        check("1 Mbit/s", 1e6, unit="Mbit/s", **kwargs)
+
+
+# -- each classic slip --------------------------------------------------------------
+
+SLIP_CASES = [
+    # (answer, expected, unit, extra arguments, diagnosis)
+    ("586 kbit/s", Q4, "Mbit/s", {}, "bytes_bits"),             # bytes written as bits
+    ("37.5 Mbit/s", Q4, "Mbit/s", {}, "bytes_bits"),
+    ("8528 bytes", 1066, "bytes", {}, "bytes_bits"),
+    ("4690 Mbit/s", Q4, "Mbit/s", {}, "kilo_mega"),
+    ("4.69 kbit/s", Q4, "Mbit/s", {}, "kilo_mega"),
+    ("300 s", 0.3, "ms", {}, "kilo_mega"),
+    ("4.58 Mbit/s", Q4, "Mbit/s", {}, "binary_prefix"),         # divided by 1024 instead of 1000
+    ("4.80 Mbit/s", Q4, "Mbit/s", {}, "binary_prefix"),
+    ("6.2", 0.0619, "%", {}, "percent_fraction"),               # a percentage without its % sign
+    ("0.062 %", 0.0619, "%", {}, "percent_fraction"),
+    ("5 Mbit/s", Q4, "Mbit/s", {"efficiency": 1000 / 1066}, "header_overhead"),
+    ("1000 bytes", 1066, "bytes", {"efficiency": 1000 / 1066}, "header_overhead"),
+    ("4798 kbit/s", Q4, "Mbit/s", {"alternatives": {"wire_vs_shaper": 5e6 * 1000 / 1042}}, "wire_vs_shaper"),
+    ("3.401 Mbit/s", 3.298e6, "Mbit/s", {"alternatives": {"rate_for_goodput": 3.401e6}}, "rate_for_goodput"),
+    ("3.298 Mbit/s", 3.401e6, "Mbit/s", {"alternatives": {"goodput_for_rate": 3.298e6}}, "goodput_for_rate"),
+    ("4.75 Mbit/s", Q4, "Mbit/s", {}, "rounding"),               # 1.3 % off, no slip explains it
+]
+
+
+@pytest.mark.parametrize("answer, expected, unit, extra, code", SLIP_CASES,
+                         ids=[f"{c}:{a}" for a, _, _, _, c in SLIP_CASES])
+def test_each_slip_is_diagnosed(answer, expected, unit, extra, code):
+    r = check(answer, expected, unit=unit, **extra)
+    assert not r.correct
+    assert r.diagnosis == code, r.message
+    assert r.score == grading.DEFAULT_CREDIT[code]
+    assert r.message.endswith(".") and "\n" not in r.message
+
+
+def test_partial_credit_is_configurable():
+    assert check("586 kbit/s", Q4, unit="Mbit/s", credit={"bytes_bits": 0.25}).score == 0.25
+    assert check("5 Mbit/s", Q4, unit="Mbit/s", efficiency=0.938, credit={"header_overhead": 0}).score == 0.0
+    assert grading.credit_table({"rounding": 0.2})["rounding"] == 0.2
+
+
+def test_two_slips_at_once_multiply_their_credits():
+    r = check("5 Gbit/s", Q4, unit="Mbit/s", efficiency=1000 / 1066)
+    assert r.diagnosis == "header_overhead+kilo_mega"
+    assert r.score == 0.25
+    r = check("586 Mbit/s", Q4, unit="Mbit/s")
+    assert r.diagnosis == "bytes_bits+kilo_mega"
+
+
+def test_undiagnosed_wrong_answer_says_how_far():
+    r = check("3 Mbit/s", Q4, unit="Mbit/s")
+    assert (r.correct, r.score, r.diagnosis) == (False, 0.0, None)
+    assert "36 % below the expected value" in r.message
+
+
+def test_closest_slip_wins():
+    # 4.798 Mbit/s is both 2.3 % (shaper) and 2.4 % (1024) above 4.690: the shaper is closer
+    r = check("4.7985 Mbit/s", Q4, unit="Mbit/s", alternatives={"wire_vs_shaper": 5e6 * 1000 / 1042})
+    assert r.diagnosis == "wire_vs_shaper"
+
+
+# -- against the lab's answer key -----------------------------------------------------
+
+@pytest.mark.parametrize("answer_id, answer, code", [
+    ("Q4", "5 Mbit/s", "header_overhead"),
+    ("Q3", "1000 bytes", "header_overhead"),
+    ("Q3", "1042 bytes", "wire_vs_shaper"),
+    ("Q9", "4782 kbps", "wire_vs_shaper"),
+    ("Q13.7", "4.0 %", "wire_vs_shaper"),
+    ("Q17.3", "3.401 Mbit/s", "rate_for_goodput"),
+    ("Q22.1", "0.136 Mbit/s", "rate_for_goodput"),
+    ("Q17.1", "1.5 Mbit/s", "goodput_for_rate"),
+    ("Q23.1", "0.938 Mbit/s", "goodput_for_rate"),
+    ("Q27.1", "1 Mbit/s", "header_overhead"),
+    ("Q13.7", "6.19", "percent_fraction"),
+    ("Q29", "0.3 ms", "kilo_mega"),
+])
+def test_check_answer_knows_the_context_slips(answer_id, answer, code):
+    r = check_answer(answer_id, answer)
+    assert r.diagnosis == code, r.message
+
+
+def test_check_answer_on_a_variant():
+    key = grading.answer_key("lab5", 11)
+    value = key.value("Q4")
+    assert check_answer("Q4", f"{value / 1e6:.4f} Mbit/s", seed=11).correct
+    assert not check_answer("Q4", f"{value / 1e6:.4f} Mbit/s", seed=0).correct or math.isclose(
+        value, grading.answer_key("lab5", 0).value("Q4"), rel_tol=0.01)
+
+
+def test_a1_goodput_has_no_header_slip():
+    # a flow below its bottleneck keeps its sending rate: headers play no role there
+    key = grading.answer_key("lab5")
+    assert math.isnan(key.alternative("Q13.1", "header_overhead"))
+    assert not math.isnan(key.alternative("Q13.5", "header_overhead"))

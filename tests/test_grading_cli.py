@@ -1,0 +1,55 @@
+"""labcalc grade: files in, grades and report out, problems reported, never a traceback."""
+
+import csv
+
+from labcalc.cli import main
+from labcalc.grading import simulate_class
+
+
+def test_grade_writes_grades_report_and_feedback(tmp_path, capsys):
+    answers = tmp_path / "answers.csv"
+    simulate_class(8, seed=1).to_csv(answers, index=False)
+    with open(answers, "a", encoding="utf-8") as fh:
+        fh.write("zed,0,Q99,1 Mbit/s\n=evil,0,Q4,4.69 Mbit/s\n")
+    out = tmp_path / "grades.csv"
+    code = main(["grade", "lab5", str(answers), "-o", str(out), "--report", str(tmp_path / "r.html"),
+                 "--feedback", str(tmp_path / "f.csv")])
+    captured = capsys.readouterr()
+    assert code == 0
+    assert captured.out.startswith("lab5: 9 students, 441 answers graded")
+    assert "1 row skipped" in captured.out
+    assert "row 442: unknown question 'Q99'" in captured.err
+    with open(out, newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == 9 and rows[0]["student"] == "'=evil"
+    assert set(rows[0]) >= {"student", "variant", "Q3", "Q44.2", "total", "max_total", "percent"}
+    assert (tmp_path / "r.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    assert (tmp_path / "f.csv").exists()
+
+
+def test_grade_with_salt(tmp_path, capsys):
+    answers = tmp_path / "answers.csv"
+    simulate_class(3, seed=2, salt="s").drop(columns="variant").to_csv(answers, index=False)
+    assert main(["grade", "lab5", str(answers), "-o", str(tmp_path / "g.csv"), "--salt", "s"]) == 0
+    with_salt = capsys.readouterr().out
+    assert main(["grade", "lab5", str(answers), "-o", str(tmp_path / "g2.csv")]) == 0
+    without = capsys.readouterr().out
+    mean = lambda text: float(text.split("mean ")[1].split(" %")[0])  # noqa: E731
+    assert mean(with_salt) > mean(without)  # the right variants give the right keys
+
+
+def test_grade_errors_are_one_line(tmp_path, capsys):
+    bad = tmp_path / "bad.csv"
+    bad.write_bytes(b"\x00\x01\x02 binary")
+    for argv, message in [
+        (["grade", "lab5", str(tmp_path / "missing.csv"), "-o", "x.csv"], "answers file not found"),
+        (["grade", "lab5", str(bad), "-o", "x.csv"], "not a CSV text file"),
+        (["grade", "lab9", str(bad), "-o", "x.csv"], "lab must be one of lab5"),
+    ]:
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    big = tmp_path / "big.csv"
+    big.write_text("student,question,answer\n" + "a,Q4,1 Mbit/s\n" * 100, encoding="utf-8")
+    assert main(["grade", "lab5", str(big), "-o", str(tmp_path / "g.csv"), "--max-bytes", "500"]) == 2
+    assert "above the limit of 500 bytes" in capsys.readouterr().err

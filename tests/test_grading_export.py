@@ -1,0 +1,145 @@
+"""Quiz export: Moodle XML parsed back and compared with the answer key; GIFT."""
+
+import re
+import subprocess
+import sys
+
+import pytest
+
+from labcalc import grading
+from labcalc.cli import main
+from labcalc.grading.export import MOODLE_FRACTIONS, UNIT_CHOICES
+from labcalc.labs import lab5
+
+try:  # defusedxml refuses entity tricks; our own output needs none, ElementTree is fine too
+    from defusedxml.ElementTree import fromstring
+except ImportError:  # pragma: no cover
+    from xml.etree.ElementTree import fromstring
+
+SEEDS = range(1, 6)
+
+
+@pytest.fixture(scope="module")
+def quiz():
+    return fromstring(grading.moodle_xml("lab5", SEEDS))
+
+
+def _questions(root):
+    """(category path, numerical question element) pairs in document order."""
+    category = None
+    for q in root.findall("question"):
+        if q.get("type") == "category":
+            category = q.find("category/text").text
+        else:
+            yield category, q
+
+
+def test_one_category_per_question_holding_its_variants(quiz):
+    kinds = [q.get("type") for q in quiz]
+    ids = [a.id for a in lab5.ANSWERS]
+    assert kinds == (["category"] + ["numerical"] * len(SEEDS)) * len(ids)
+    cats = [q.find("category/text").text for q in quiz if q.get("type") == "category"]
+    assert cats == [f"$course$/top/labcalc/lab5/{i}" for i in ids]
+
+
+def test_xml_round_trip_matches_the_answer_key(quiz):
+    n = 0
+    for category, q in _questions(quiz):
+        answer_id = category.rsplit("/", 1)[1]
+        lab, qid, variant = re.fullmatch(r"(lab5)-(.+)-v(\d+)", q.find("idnumber").text).groups()
+        assert qid == answer_id
+        key = grading.answer_key("lab5", int(variant))
+        i = key.index(answer_id)
+        factor, unit = key.display_factors[i], key.display_units[i]
+        answers = q.findall("answer")
+        right = answers[0]
+        assert float(right.get("fraction")) == 100
+        value = float(right.find("text").text)
+        tolerance = float(right.find("tolerance").text)
+        expected = key.values[i] / factor
+        assert value == pytest.approx(expected, rel=1e-6, abs=1e-12)
+        assert tolerance == pytest.approx((key.atol[i] + key.rtol[i] * abs(key.values[i])) / factor, rel=1e-6)
+        assert float(q.find("defaultgrade").text) == key.points[i]
+        # partial answers: grades Moodle accepts, values outside the right interval
+        for a in answers[1:]:
+            assert float(a.get("fraction")) in MOODLE_FRACTIONS
+            assert abs(float(a.find("text").text) - value) > tolerance
+            assert a.find("feedback/text").text.startswith("<p>Partly right")
+        # units: the display unit first, with multiplier 1
+        units = [(u.find("unit_name").text, float(u.find("multiplier").text)) for u in q.findall("units/unit")]
+        if unit:
+            assert units[0] == (unit, 1.0) and units == [(n_, m) for n_, m in UNIT_CHOICES[unit]]
+            assert q.find("unitgradingtype").text == ("0" if unit == "%" else "1")
+        else:
+            assert units == [] and q.find("showunits").text == "3"
+        # the text quotes the variant's own numbers
+        text = q.find("questiontext/text").text
+        assert text.startswith("<p>") and "{" not in text
+        n += 1
+    assert n == 55 * len(SEEDS)
+
+
+def test_question_text_carries_the_variant():
+    root = fromstring(grading.moodle_xml("lab5", [3], answer_ids=["Q4"], slips=False))
+    text = root[1].find("questiontext/text").text
+    assert lab5.prompt_fields(lab5.variant(3))["C"] in text
+    assert len(root[1].findall("answer")) == 1
+
+
+def test_slip_answers_carry_the_diagnosis():
+    root = fromstring(grading.moodle_xml("lab5", [0], answer_ids=["Q4"]))
+    answers = {round(float(a.find("text").text), 4): (float(a.get("fraction")), a.find("feedback/text").text)
+               for a in root[1].findall("answer")}
+    assert answers[4.6904][0] == 100
+    assert answers[4.7985][0] == 75 and "Linux shaper" in answers[4.7985][1]
+    assert answers[5.0][0] == 50 and "frame efficiency" in answers[5.0][1]
+    assert answers[0.5863][0] == 50 and "bytes and bits" in answers[0.5863][1]
+    custom = fromstring(grading.moodle_xml("lab5", [0], answer_ids=["Q4"], credit={"bytes_bits": 0.3}))
+    fractions = {round(float(a.find("text").text), 4): float(a.get("fraction")) for a in custom[1].findall("answer")}
+    assert fractions[0.5863] == 30.0
+
+
+def test_gift_matches_the_answer_key():
+    text = grading.gift("lab5", [0, 1], answer_ids=["Q3", "Q13.7", "Q19"])
+    assert text.count("$CATEGORY: $course$/top/labcalc/lab5/") == 3
+    blocks = re.findall(r"::lab5 (\S+) \(variant (\d+)\)::(.*?)\{#\n=%100%([^:]+):([^#]+)#", text, re.S)
+    assert len(blocks) == 6
+    for answer_id, variant, body, value, tolerance in blocks:
+        key = grading.answer_key("lab5", int(variant))
+        i = key.index(answer_id)
+        assert float(value) == pytest.approx(key.values[i] / key.display_factors[i], rel=1e-6)
+        assert float(tolerance) > 0
+        # special characters of GIFT are escaped in texts
+        assert not re.search(r"(?<!\\)[=#{}~]", body)
+
+
+def test_gift_escapes_special_characters():
+    from labcalc.grading.export import _gift_escape
+
+    assert _gift_escape("a=b {c} #d ~e :f \\g") == "a\\=b \\{c\\} \\#d \\~e \\:f \\\\g"
+
+
+def test_unknown_answer_id():
+    with pytest.raises(ValueError, match="Q99"):
+        grading.moodle_xml("lab5", [1], answer_ids=["Q99"])
+
+
+def test_cli_export(tmp_path, capsys):
+    out = tmp_path / "quiz.xml"
+    assert main(["export", "lab5", "--format", "moodle-xml", "--variants", "2", "-o", str(out)]) == 0
+    assert "55 questions x 2 variants (seeds 1-2)" in capsys.readouterr().out
+    root = fromstring(out.read_text(encoding="utf-8"))
+    assert sum(q.get("type") == "numerical" for q in root) == 110
+    gift = tmp_path / "quiz.gift"
+    assert main(["export", "lab5", "--format", "gift", "--variants", "1", "--first-seed", "4",
+                 "--questions", "Q4,Q9", "-o", str(gift)]) == 0
+    assert gift.read_text(encoding="utf-8").count("::lab5 Q") == 2
+    assert main(["export", "lab5", "--format", "gift", "--variants", "0"]) == 2
+    assert "--variants must be between 1 and 1000" in capsys.readouterr().err
+
+
+def test_cli_export_to_stdout():
+    out = subprocess.run([sys.executable, "-m", "labcalc.cli", "export", "lab5", "--format", "gift",
+                          "--variants", "1", "--questions", "Q3", "--no-slips"],
+                         capture_output=True, text=True, check=True).stdout
+    assert out.startswith("$CATEGORY: $course$/top/labcalc/lab5/Q3") and "=%100%" in out

@@ -1,0 +1,149 @@
+"""Unit parsing for answers: the issue's table, pint's traps, and no evaluation ever."""
+
+import builtins
+
+import pytest
+
+from labcalc.units import (
+    format_quantity,
+    parse_quantity,
+    registry,
+    scale_value,
+    split_quantity,
+    unit_scale,
+)
+
+# The unit-parsing table of the grading issue, plus the spellings students use.
+TABLE = [
+    ("4.69 Mbit/s", 4.69e6, "bit/s"),
+    ("4690 kbps", 4.69e6, "bit/s"),
+    ("4.69Mbps", 4.69e6, "bit/s"),
+    ("4690kb/s", 4.69e6, "bit/s"),
+    ("586 kB/s", 4.688e6, "bit/s"),
+    ("6.2 %", 0.062, "1"),
+    ("0.062", 0.062, "1"),
+    ("1066 bytes", 1066.0, "byte"),
+    ("300 ms", 0.3, "s"),
+    # more spellings
+    ("4.69 Mb/s", 4.69e6, "bit/s"),
+    ("4.69 mbps", 4.69e6, "bit/s"),  # nobody means millibits
+    ("4.69 Mbit per second", 4.69e6, "bit/s"),
+    ("4.69 megabits/s", 4.69e6, "bit/s"),
+    ("4.69 Mbits/sec", 4.69e6, "bit/s"),
+    ("5 Kbps", 5e3, "bit/s"),
+    ("0.5 Gbit/s", 5e8, "bit/s"),
+    ("1 KiB", 1024.0, "byte"),
+    ("1066 B", 1066.0, "byte"),
+    ("8528 bits", 1066.0, "byte"),
+    ("2 pkts", 2.0, "packet"),
+    ("300 msec", 0.3, "s"),
+    ("0.3 s", 0.3, "s"),
+    ("250 us", 250e-6, "s"),
+    ("250 µs", 250e-6, "s"),
+    ("6.2%", 0.062, "1"),
+    ("6.2 percent", 0.062, "1"),
+    ("4,69 Mbit/s", 4.69e6, "bit/s"),  # decimal comma
+    ("4 690 kbps", 4.69e6, "bit/s"),  # grouped thousands
+    ("1,000,000 bit/s", 1e6, "bit/s"),
+    ("4.69e6 bit/s", 4.69e6, "bit/s"),
+    ("\u22125 Mbps", -5e6, "bit/s"),  # Unicode minus
+    (" .5 Mbps ", 5e5, "bit/s"),
+]
+
+
+@pytest.mark.parametrize("text, value, unit", TABLE, ids=[t for t, *_ in TABLE])
+def test_parse_table(text, value, unit):
+    v, u = parse_quantity(text)
+    assert u == unit
+    assert v == pytest.approx(value, rel=1e-12)
+
+
+@pytest.mark.parametrize("text, value", [("300 ms", 0.3), ("6.2 %", 0.062), ("4.69 Mbit/s", 4_690_000.0),
+                                         ("3.58 %", 0.0358)])
+def test_sub_units_are_exact(text, value):
+    # dividing by 1000 or 100 instead of multiplying by 0.001 or 0.01 keeps them exact
+    assert parse_quantity(text)[0] == value
+
+
+def test_pint_traps_are_defused():
+    ureg = registry()
+    assert ureg.Quantity("1 Mbps").to("bit/s").magnitude == 1e6  # not megabaud
+    assert unit_scale("kb") == (125.0, "byte")  # kilobit, not kilobarn
+    assert unit_scale("pkt") == (1.0, "packet")  # not picoknot
+    assert unit_scale("Kbit/s") == (1000.0, "bit/s")  # defined
+    assert unit_scale("MB/s") == (8e6, "bit/s")
+
+
+@pytest.mark.parametrize("text, message", [
+    ("", "expected a number"),
+    ("abc", "not defined"),
+    ("1 furlong", "unknown unit 'furlong'"),
+    ("1 Mbit*s", "labcalc does not use"),
+    ("1 bit/s/s", "labcalc does not use"),
+    ("inf", "not a finite number"),
+    ("1e400 bps", "not a finite number"),
+    ("nan Mbps", "not a finite number"),
+])
+def test_parse_errors(text, message):
+    with pytest.raises(ValueError, match=message):
+        parse_quantity(text)
+
+
+def test_split_quantity_is_strict():
+    assert split_quantity("4.69Mbps") == (4.69, "Mbps")
+    assert split_quantity("0.062") == (0.062, "")
+    with pytest.raises(ValueError, match="ambiguous"):
+        split_quantity("4,690 kbps")
+    with pytest.raises(ValueError, match="does not start with a number"):
+        split_quantity("=1+1")
+    with pytest.raises(ValueError, match="is not a unit"):
+        split_quantity("5 Mbps; import os")
+    with pytest.raises(ValueError, match="is not a unit"):
+        split_quantity("5 " + "M" * 100)
+
+
+def test_unit_scale_is_cached_and_rejects_unknown():
+    unit_scale.cache_clear()
+    unit_scale("Mbit/s")
+    unit_scale("Mbit/s")
+    assert unit_scale.cache_info().hits == 1
+    with pytest.raises(ValueError, match="unknown unit"):
+        unit_scale("parsecs")
+    assert unit_scale("") == (1.0, "1") and unit_scale("1") == (1.0, "1")
+
+
+def test_scale_value():
+    assert scale_value(300, 0.001) == 0.3
+    assert scale_value(4.69, 1e6) == 4_690_000.0
+    assert scale_value(2, 8) == 16
+
+
+HOSTILE = ["__import__('os').system('true')", "2 bit^9^9^9", "2 bit**9**9**9", "exec('x=1')", "1 Mbps if True else 2",
+           "(lambda: 1)()", "9**9**9 bps", "2*3 Mbps", "{}.__class__", "5 Mbps; import os",
+           "open('/etc/passwd')", "1" * 5000]
+
+
+@pytest.mark.parametrize("text", HOSTILE, ids=range(len(HOSTILE)))
+def test_answers_are_never_evaluated(text, monkeypatch):
+    from labcalc.grading import parse_answer
+
+    parse_quantity("1 Mbps")  # build the registry before eval and exec are forbidden
+
+    def forbidden(*args, **kwargs):
+        raise AssertionError("eval/exec called")
+
+    monkeypatch.setattr(builtins, "eval", forbidden)
+    monkeypatch.setattr(builtins, "exec", forbidden)
+    parsed = parse_answer(text, "Mbit/s")
+    assert parsed.status in ("unreadable", "missing_unit", "ok")
+    for parse in (split_quantity, parse_quantity):
+        try:
+            parse(text)
+        except ValueError:
+            pass
+
+
+def test_format_roundtrip():
+    for value, unit in [(4_690_431.5, "bit/s"), (1066.0, "byte"), (0.3, "s"), (0.062, "1")]:
+        text = format_quantity(value, unit, digits=9)
+        assert parse_quantity(text) == (pytest.approx(value, rel=1e-8), unit)
