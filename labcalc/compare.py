@@ -34,7 +34,6 @@ __all__ = [
     "format_comparison",
     "pick",
     "check_answer",
-    "AnswerCheck",
     "MeasurementError",
 ]
 
@@ -397,174 +396,51 @@ def pick(answers, question: str, contains: str | None = None) -> float:
     return float(rows["value"].iloc[0])
 
 
-class AnswerCheck:
-    """Outcome of :func:`check_answer`: ``correct``, ``score`` (0 or 1), ``message``.
-
-    It is truthy when the answer is correct.
-    """
-
-    __slots__ = ("correct", "score", "message", "answer", "expected")
-
-    def __init__(self, correct, message, answer=None, expected=None):
-        self.correct = bool(correct)
-        self.score = 1.0 if correct else 0.0
-        self.message = message
-        self.answer = answer
-        self.expected = expected
-
-    def __bool__(self):
-        return self.correct
-
-    def __repr__(self):
-        return f"AnswerCheck(correct={self.correct})"
-
-
-def _unit_scale(unit: str) -> tuple[float, str]:
-    """(base units per display unit, base unit) of a display unit such as 'kbit/s'."""
-    from labcalc.units import parse_quantity
-
-    if unit in ("", "1"):
-        return 1.0, "1"
-    if unit == "%":
-        return 0.01, "1"
-    return parse_quantity(f"1 {unit}")
-
-
-def _as_base(value, unit_scale, what):
-    from labcalc.units import parse_quantity
-
-    if isinstance(value, str):
-        text = value.strip()
-        try:
-            return (float(text) * unit_scale[0], unit_scale[1]) if unit_scale else parse_quantity(text)
-        except ValueError:
-            return parse_quantity(text)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) and not hasattr(value, "__float__"):
-        raise ValueError(f"{what} must be a number or a text like '4.69 Mbit/s'; got {value!r}")
-    number = float(value)
-    if not math.isfinite(number):
-        raise ValueError(f"{what} must be finite; got {value!r}")
-    if unit_scale is None:
-        return number, None
-    return number * unit_scale[0], unit_scale[1]
-
-
-_HINTS = ((1e3, "a factor 1000 away: check the prefix (m, k, M)"),
-          (1e6, "a factor 10^6 away: check the prefix (bit/s, Mbit/s)"),
-          (8.0, "a factor 8 away: bits or bytes?"),
-          (100.0, "a factor 100 away: a fraction or a percentage?"))
-
-
 def check_answer(answer, expected, unit: str | None = None, rtol: float = 0.01,
-                 atol: float = 0.0, label: str = "answer", quiet: bool = False) -> AnswerCheck:
-    """Check a numeric answer against the expected value, with units and a tolerance.
+                 atol: float = 0.0, label: str = "answer", quiet: bool = False, **options):
+    """Check a student's answer in a notebook: one printed line, the grader's verdict.
 
-    Prints one line (unless ``quiet``) and returns an :class:`AnswerCheck`.
+    A thin front of :func:`labcalc.grading.check` (which does the unit handling, the
+    tolerance and the diagnosis of classic slips) that prefixes the message with
+    ``label`` and prints it.
 
     Parameters
     ----------
     answer : number or str
         A bare number is read in ``unit``; a text may carry its own unit
-        (``"4.69 Mbit/s"``, ``"4690 kbps"``, ``"6.2 %"``, ``"300 ms"``). None or ``...``
-        means "not answered yet".
+        (``"4.69 Mbit/s"``, ``"4690 kbps"``, ``"6.2 %"``, ``"300 ms"``). None, ``...``
+        or an empty text means "not answered yet".
     expected : float or str
-        The expected value in base units (bit/s, byte, s, packet, or a fraction for
-        losses), as labcalc computes it, or a text with a unit.
+        The expected value in base units (as labcalc computes it) or a text with a unit.
     unit : str, optional
-        Unit of the question, e.g. ``"kbit/s"``, ``"Mbit/s"``, ``"bytes"``, ``"ms"``,
-        ``"%"``; used for bare-number answers and for the printed values.
-    rtol : float, default 0.01
-        Relative tolerance: correct when ``|answer - expected| <= atol + rtol |expected|``.
-    atol : float, default 0
-        Absolute tolerance in base units (useful when the expected value is 0).
+        Unit of the question, e.g. ``"kbit/s"``, ``"Mbit/s"``, ``"bytes"``, ``"ms"``, ``"%"``.
+    rtol, atol : float
+        Relative tolerance and absolute tolerance [base units].
     label : str, default "answer"
         Printed at the start of the line (e.g. the question id).
     quiet : bool, default False
         Do not print.
+    **options
+        Passed to :func:`labcalc.grading.check` (``alternatives``, ``efficiency``,
+        ``sigfigs``, ``credit``...) to recognise slips that depend on the scenario.
 
     Returns
     -------
-    AnswerCheck
-        ``correct``, ``score`` (1 or 0), ``message`` (the printed line).
-
-    Notes
-    -----
-    The expected value is not printed when the answer is wrong; the relative
-    difference is, with a hint when it is a factor 1000, 10^6, 8 or 100 (prefix, bits
-    and bytes, fraction and percentage).
+    labcalc.grading.CheckResult
+        ``correct``, ``score``, ``message`` (without the label), ``diagnosis``, ...
 
     Examples
     --------
     >>> ok = check_answer("4.69 Mbit/s", 4_690_431.5, unit="kbit/s", label="Q4")
-    Q4: correct (4690 kbit/s, expected 4690 kbit/s within 1 %)
-    >>> ok = check_answer(4798, 4_690_431.5, unit="kbit/s", label="Q4")
-    Q4: not yet: 4798 kbit/s is +2.29 % from the expected value (tolerance 1 %)
-    >>> ok = check_answer(586, 4_690_431.5, unit="kbit/s", label="Q4")
-    Q4: not yet: 586 kbit/s is -87.51 % from the expected value (tolerance 1 %); a factor 8 away: bits or bytes?
-    >>> bool(check_answer("586 kB/s", 4_690_431.5, unit="kbit/s", quiet=True))
-    True
+    Q4: Correct: '4.69 Mbit/s' is within 1 % of the expected value.
+    >>> check_answer(586, 4_690_431.5, unit="kbit/s", quiet=True).diagnosis
+    'bytes_bits'
     """
-    if unit is None and isinstance(expected, str):
-        from labcalc.units import parse_quantity
+    from labcalc.grading import check
 
-        expected_base, base_unit = parse_quantity(expected)
-        unit_scale = None
-    else:
-        unit_scale = _unit_scale(unit) if unit is not None else None
-        if isinstance(expected, str):
-            from labcalc.units import parse_quantity
-
-            expected_base, base_unit = parse_quantity(expected)
-        else:
-            expected_base, _ = _as_base(expected, None, "expected")
-            base_unit = unit_scale[1] if unit_scale else None
-    if unit_scale is not None and base_unit is not None and unit_scale[1] != base_unit:
-        raise ValueError(f"unit {unit!r} does not measure the expected quantity ({base_unit})")
-    if not (isinstance(rtol, (int, float)) and rtol >= 0 and isinstance(atol, (int, float)) and atol >= 0):
-        raise ValueError(f"rtol and atol must be >= 0; got rtol={rtol!r}, atol={atol!r}")
-    shown_scale, shown_unit = (unit_scale[0], unit) if unit_scale else (1.0, base_unit or "")
-    if shown_unit == "1":
-        shown_unit = ""
-
-    def show(v):
-        return f"{v / shown_scale:.4g} {shown_unit}".rstrip()
-
-    tol_text = f"{rtol * 100:g} %"
-    if answer is None or answer is Ellipsis or (isinstance(answer, str) and not answer.strip()):
-        message = (f"{label}: no answer yet (type it as a number"
-                   + (f" in {shown_unit} or as a text with a unit)" if shown_unit else ")"))
-        result = AnswerCheck(False, message, None, expected_base)
-    else:
-        try:
-            answer_base, answer_unit = _as_base(answer, unit_scale, "answer")
-        except ValueError as exc:
-            message = f"{label}: cannot read the answer ({exc})"
-            result = AnswerCheck(False, message, None, expected_base)
-        else:
-            if answer_unit is None:
-                answer_unit = base_unit
-            if base_unit is not None and answer_unit != base_unit:
-                message = (f"{label}: not yet: the answer is in {answer_unit}, the question asks for "
-                           f"{base_unit}")
-                result = AnswerCheck(False, message, answer_base, expected_base)
-            elif abs(answer_base - expected_base) <= atol + rtol * abs(expected_base):
-                message = f"{label}: correct ({show(answer_base)}, expected {show(expected_base)} within {tol_text})"
-                result = AnswerCheck(True, message, answer_base, expected_base)
-            else:
-                if expected_base:
-                    rel = (answer_base - expected_base) / abs(expected_base)
-                    diff = f"is {rel * 100:+.2f} % from the expected value"
-                else:
-                    diff = "differs from the expected value 0"
-                hint = ""
-                if expected_base and answer_base:
-                    ratio = abs(answer_base / expected_base)
-                    for factor, text in _HINTS:
-                        if abs(ratio / factor - 1) < 0.05 or abs(ratio * factor - 1) < 0.05:
-                            hint = f"; {text}"
-                            break
-                message = f"{label}: not yet: {show(answer_base)} {diff} (tolerance {tol_text}){hint}"
-                result = AnswerCheck(False, message, answer_base, expected_base)
+    if answer is Ellipsis:
+        answer = None
+    result = check(answer, expected, unit=unit, rtol=rtol, atol=atol, **options)
     if not quiet:
-        print(result.message)
+        print(f"{label}: {result.message}")
     return result

@@ -1318,8 +1318,11 @@ def buffer_explorer(measured=None) -> Explorer:
 # --------------------------------------------------------------------------------------
 
 
-def answer_values(answer="", expected=4_690_431.5, unit="kbit/s", rtol=0.01):
+def answer_values(answer="", expected=4_690_431.5, unit="kbit/s", rtol=0.01, alternatives=None):
     """The verdict of :func:`labcalc.compare.check_answer` for a typed answer.
+
+    ``alternatives`` are the values of scenario-dependent slips, passed to
+    :func:`labcalc.grading.check` (e.g. ``{"wire_vs_shaper": ...}``).
 
     Examples
     --------
@@ -1329,8 +1332,8 @@ def answer_values(answer="", expected=4_690_431.5, unit="kbit/s", rtol=0.01):
     from labcalc.compare import check_answer
 
     result = check_answer(answer if str(answer).strip() else None, expected, unit=unit, rtol=rtol,
-                          label="your answer", quiet=True)
-    return {"correct": result.correct, "message": result.message}
+                          label="your answer", quiet=True, alternatives=alternatives)
+    return {"correct": result.correct, "message": f"your answer: {result.message}"}
 
 
 def answer_readout(values) -> str:
@@ -1339,22 +1342,32 @@ def answer_readout(values) -> str:
     Examples
     --------
     >>> answer_readout(answer_values("4690 kbps"))
-    'your answer: correct (4690 kbit/s, expected 4690 kbit/s within 1 %)'
+    "your answer: Correct: '4690 kbps' is within 1 % of the expected value."
     """
     return values["message"]
 
 
-def answer_checker(expected=4_690_431.5, unit="kbit/s", rtol=0.01, question="Q4") -> Explorer:
+def answer_checker(expected=None, unit="kbit/s", rtol=0.01, question="Q4", alternatives=None) -> Explorer:
     """A text box that checks an answer as you type it (no figure).
+
+    With the defaults it checks handout Q4 (maximum UDP goodput) and recognises the
+    Linux shaper's value as the "wire vs shaper" slip.
 
     Examples
     --------
     >>> ex = answer_checker()
     >>> ex.set(answer="4798 kbit/s")
-    >>> ex.text
-    'your answer: not yet: 4798 kbit/s is +2.29 % from the expected value (tolerance 1 %)'
+    >>> ex.values["correct"], "shaper" in ex.text
+    (False, True)
     """
+    if expected is None:
+        from labcalc.labs import lab5
+
+        expected = lab5.answers().query("question == @question").value.iloc[0]
+        shaper = lab5.answers(accounting="tc").query("question == @question").value.iloc[0]
+        alternatives = {"wire_vs_shaper": float(shaper)} if alternatives is None else alternatives
     box = W.Text(value="", placeholder="e.g. 4.7 Mbit/s", description=f"{question} answer", style=_STYLE,
                  layout=_LAYOUT, continuous_update=False)
-    compute = functools.partial(answer_values, expected=expected, unit=unit, rtol=rtol)
+    compute = functools.partial(answer_values, expected=float(expected), unit=unit, rtol=rtol,
+                                alternatives=alternatives)
     return Explorer({"answer": box}, compute, answer_readout, None, title=f"Check your answer to {question}")

@@ -207,10 +207,13 @@ def test_buffer_values_match_queueing():
 def test_answer_checker():
     assert widgets.answer_values("4.69 Mbit/s")["correct"]
     assert not widgets.answer_values("4798 kbit/s")["correct"]
-    assert "no answer yet" in widgets.answer_values("")["message"]
+    assert widgets.answer_values("")["message"] == "your answer: No answer given."
     explorer = widgets.answer_checker(expected=1066, unit="bytes", question="Q3")
     explorer.set(answer="1066 bytes")
-    assert explorer.text.startswith("your answer: correct")
+    assert explorer.text.startswith("your answer: Correct")
+    q4 = widgets.answer_checker()
+    q4.set(answer="4798 kbit/s")   # the measured value: the shaper's accounting, not the handout's
+    assert not q4.values["correct"] and "shaper" in q4.text
     assert explorer.image is None
 
 
