@@ -18,6 +18,7 @@ from __future__ import annotations
 import io
 import os
 import warnings
+import zlib
 from dataclasses import dataclass, field
 from typing import Iterator
 
@@ -103,12 +104,20 @@ def open_binary(path):
     return fh
 
 
-def _gunzip(data: bytes) -> bytes:
+def _gunzip(data: bytes, name: str = "<bytes>") -> bytes:
     if data[:2] == b"\x1f\x8b":
         import gzip
 
-        return gzip.decompress(data)
+        try:
+            return gzip.decompress(data)
+        except (EOFError, OSError, zlib.error) as exc:
+            raise _corrupt_gzip(name, exc) from None
     return data
+
+
+def _corrupt_gzip(name: str, exc: BaseException) -> MeasurementFormatError:
+    return MeasurementFormatError(name, None, "gzip-compressed text",
+                                  f"the data start like gzip but cannot be decompressed ({exc or type(exc).__name__})")
 
 
 def open_text(path) -> tuple[str, str]:
@@ -116,15 +125,18 @@ def open_text(path) -> tuple[str, str]:
     name = source_name(path)
     if _is_path(path):
         with open_binary(path) as fh:
-            data = fh.read()
+            try:
+                data = fh.read()
+            except (EOFError, OSError, zlib.error) as exc:
+                raise _corrupt_gzip(name, exc) from None
         text = _decode(data)
     elif isinstance(path, (bytes, bytearray)):
-        text = _decode(_gunzip(bytes(path)))
+        text = _decode(_gunzip(bytes(path), name))
     elif isinstance(path, str):
         text = path
     elif hasattr(path, "read"):
         data = path.read()
-        text = _decode(_gunzip(bytes(data))) if isinstance(data, (bytes, bytearray)) else data
+        text = _decode(_gunzip(bytes(data), name)) if isinstance(data, (bytes, bytearray)) else data
     else:
         raise TypeError(f"path: expected a file name, a file object or text, got {type(path).__name__}")
     if text.startswith("\ufeff"):
@@ -144,7 +156,7 @@ def iter_byte_chunks(path, chunk_bytes: int = 1 << 24, pad: int = 0) -> Iterator
         fh = open_binary(path)
         close = True
     elif isinstance(path, (bytes, bytearray)):
-        fh, close = io.BytesIO(_gunzip(bytes(path))), True
+        fh, close = io.BytesIO(_gunzip(bytes(path), source_name(path))), True
     elif isinstance(path, str):
         fh, close = io.BytesIO(path.lstrip("\ufeff").encode("utf-8")), True
     elif hasattr(path, "read"):
@@ -172,7 +184,10 @@ def iter_byte_chunks(path, chunk_bytes: int = 1 << 24, pad: int = 0) -> Iterator
         rest = b""
         first_chunk = True
         while True:
-            block = fh.read(chunk_bytes)
+            try:
+                block = fh.read(chunk_bytes)
+            except (EOFError, OSError, zlib.error) as exc:
+                raise _corrupt_gzip(source_name(path), exc) from None
             if first_chunk:
                 if block.startswith(b"\xef\xbb\xbf"):
                     block = block[3:]
