@@ -20,5 +20,4 @@ HERE = Path(__file__).resolve().parent
 for name in plots_measure.SEED_TOPOLOGIES:
     fig = plots_measure.topology(name)
     fig.savefig(HERE / f"{name}.svg", format="svg", metadata={"Date": None, "Creator": None})
-    fig.savefig(f"/tmp/{name}.png", format="png", dpi=80)
     print(HERE / f"{name}.svg")
