@@ -265,3 +265,18 @@ def test_queue_occupancy_with_tc_counters_and_drop_times():
     ql = m.read_qlen("data/measurements/recorded/qlen.txt")
     marks = m.queue_occupancy(ql, drops=[ql["time_s"].iloc[3] - 1e-4, ql["time_s"].iloc[3]])
     assert marks["new_drops"].iloc[3] == 2 and marks["dropped"].sum() == 1
+
+
+def test_fast_recovery_when_ssthresh_rises_after_a_timeout():
+    # timeout at 1.0 s sets ssthresh to 4; the window grows past 12, then a loss at 3.0 s
+    # halves it to 6 and raises ssthresh from 4 to 6: still a fast recovery.
+    from labcalc.measure import cwnd_phases
+
+    trace = pd.DataFrame({
+        "time_s": [0.0, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5],
+        "cwnd_segments": [10, 16, 1, 4, 8, 12, 6, 7],
+        "ssthresh_segments": [np.nan, np.nan, 8, 4, 4, 4, 6, 6],
+    })
+    events = cwnd_phases(trace).table()["event"].tolist()
+    assert events.count("timeout") == 1
+    assert "3 duplicate ACKs" in events[events.index("timeout") + 1:]

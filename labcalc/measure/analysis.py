@@ -321,8 +321,9 @@ def cwnd_phases(trace: pd.DataFrame, ssthresh: pd.DataFrame | None = None, *, se
     timeout):
 
     - a fall of the window to about one segment is a **timeout** (RTO): back to slow start;
-    - a fall of ssthresh (or, without it, a fall of the window by ``min_drop`` or more)
-      is a loss detected by **3 duplicate ACKs**: fast recovery starts;
+    - a fall of ssthresh, or a fall of the window by ``min_drop`` or more (ssthresh can
+      stay or even rise, e.g. after a timeout), is a loss detected by **3 duplicate
+      ACKs**: fast recovery starts;
     - fast recovery ends (**new ACK**) when the window is deflated to ssthresh or grows
       again from it: congestion avoidance (slow start if it is below ssthresh);
     - in slow start, the window reaching ssthresh starts congestion avoidance.
@@ -412,7 +413,9 @@ def cwnd_phases(trace: pd.DataFrame, ssthresh: pd.DataFrame | None = None, *, se
                 new, event = SLOW_START, "timeout"
                 if not have_s:
                     est = max(prev / 2.0, 2.0 * seg)
-            elif state != FAST_RECOVERY and (s_fell or (not have_s and cur <= (1.0 - min_drop) * prev)):
+            elif state != FAST_RECOVERY and (s_fell or cur <= (1.0 - min_drop) * prev):
+                # a loss: ssthresh falls, or the window drops clearly (ssthresh may also stay
+                # or rise, e.g. the first loss after a timeout set a low ssthresh)
                 new, event = FAST_RECOVERY, "3 duplicate ACKs"
                 if not have_s:
                     est = cur
