@@ -228,11 +228,12 @@ class Network:
         self.rtts_s = np.array(
             [np.nan if f.rtt_s is None else f.rtt_s for f in flows.values()], dtype=float
         )
-        if self._routing is None:
-            index = {n: k for k, n in enumerate(self.link_names)}
-            rows = [index[hop] for f in flows.values() for hop in f.route]
-            cols = [i for i, f in enumerate(flows.values()) for _ in f.route]
-            self._routing = _csr(rows, cols, len(links), len(flows))
+        index = {n: k for k, n in enumerate(self.link_names)}
+        rows = np.array([index[hop] for f in flows.values() for hop in f.route], dtype=np.int64)
+        cols = np.array([i for i, f in enumerate(flows.values()) for _ in f.route], dtype=np.int64)
+        # the sparse routing matrix is built on first use (most of a small network's
+        # construction time otherwise; the hop arrays are enough for fifo_split)
+        self._hops = (rows, cols)
 
     # -- construction -------------------------------------------------------------------
 
@@ -317,9 +318,73 @@ class Network:
         net.delays_s = np.zeros(L)
         net.demands_bps, net.weights, net.rtts_s, net.efficiencies = demands, weights_, rtts, effs
         net._routing = R.tocsr()
+        net._hops = None  # by link index, from the routing matrix (see hop_arrays)
         net.links = _LazyLinks(net)
         net.flows = _LazyFlows(net)
         return net
+
+    @classmethod
+    def union(cls, networks, prefixes=None, sep: str = "/", name: str = "") -> "Network":
+        """Several networks side by side, sharing no link (a disjoint union).
+
+        Every allocation of this package decomposes over networks that share no link:
+        the max-min, utility-fair and FIFO rates of the union are those of each part.
+        Solving many small networks as one large one replaces thousands of small solver
+        calls (dominated by Python overhead) by one vectorised call; graders' answer
+        keys for a whole class are computed that way.
+
+        Parameters
+        ----------
+        networks : sequence of Network
+        prefixes : sequence of str, optional
+            One per network, prepended to its link and flow names with ``sep``;
+            default ``"0"``, ``"1"``, ...
+        sep : str, default "/"
+        name : str, optional
+
+        Returns
+        -------
+        Network
+            Links and flows of ``networks[0]``, then of ``networks[1]``, ...; routes keep
+            their order (as :meth:`hop_arrays` reports it).
+
+        Examples
+        --------
+        >>> a = Network({"r1": 5e6}, {"h1": ["r1"], "h2": ["r1"]})
+        >>> b = Network({"x": 1e6, "y": 2e6}, {"f": ["y", "x"]})
+        >>> u = Network.union([a, b], prefixes=["a", "b"])
+        >>> u.link_names, u.flow_names
+        (['a/r1', 'b/x', 'b/y'], ['a/h1', 'a/h2', 'b/f'])
+        >>> u.flows["b/f"].route
+        ('b/y', 'b/x')
+        """
+        nets = list(networks)
+        if not nets or not all(isinstance(n, Network) for n in nets):
+            raise ScenarioError("union needs a non-empty sequence of Network objects")
+        prefixes = [str(k) for k in range(len(nets))] if prefixes is None else [str(p) for p in prefixes]
+        if len(prefixes) != len(nets) or len(set(prefixes)) != len(prefixes):
+            raise ScenarioError(f"union: {len(nets)} networks need as many distinct prefixes; got {prefixes!r}")
+        link_names = [f"{p}{sep}{n}" for p, net in zip(prefixes, nets) for n in net.link_names]
+        flow_names = [f"{p}{sep}{n}" for p, net in zip(prefixes, nets) for n in net.flow_names]
+        link_offsets = np.cumsum([0] + [net.n_links for net in nets])
+        flow_offsets = np.cumsum([0] + [net.n_flows for net in nets])
+        parts = [net.hop_arrays() for net in nets]
+        hops = (
+            np.concatenate([h[0] + off for h, off in zip(parts, link_offsets)]),
+            np.concatenate([h[1] + off for h, off in zip(parts, flow_offsets)]),
+        )
+        out = cls.from_routing(
+            _csr(*hops, int(link_offsets[-1]), int(flow_offsets[-1])),
+            np.concatenate([net.capacities_bps for net in nets]),
+            demands_bps=np.concatenate([net.demands_bps for net in nets]),
+            weights=np.concatenate([net.weights for net in nets]),
+            rtts_s=np.concatenate([net.rtts_s for net in nets]),
+            efficiencies=np.concatenate([net.efficiencies for net in nets]),
+            link_names=link_names, flow_names=flow_names, name=name,
+        )
+        out.delays_s = np.concatenate([net.delays_s for net in nets])
+        out._hops = hops
+        return out
 
     @classmethod
     def from_dict(cls, data: Mapping, variant: str | None = None, source: str = "scenario") -> "Network":
@@ -397,6 +462,8 @@ class Network:
     @property
     def routing_matrix(self):
         """Links x flows incidence matrix, ``scipy.sparse.csr_matrix`` of int8."""
+        if self._routing is None:
+            self._routing = _csr(*self._hops, self.n_links, self.n_flows)
         return self._routing
 
     @property
@@ -421,13 +488,32 @@ class Network:
         except ValueError:
             raise ScenarioError(f"unknown flow {name!r} (known: {', '.join(self.flow_names)})") from None
 
+    def hop_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every hop of every route: ``(link index, flow index)``, two int64 arrays.
+
+        Flow by flow in :attr:`flow_names` order, and within a flow in route order (by
+        link index for networks built by :meth:`from_routing`, which have no order).
+
+        Examples
+        --------
+        >>> net = Network({"a": 1e6, "b": 1e6}, {"f": ["b", "a"], "g": ["a"]})
+        >>> [arr.tolist() for arr in net.hop_arrays()]
+        [[1, 0, 0], [0, 0, 1]]
+        """
+        if self._hops is None:
+            C = self.routing_matrix.tocsc()
+            C.sort_indices()
+            self._hops = (C.indices.astype(np.int64),
+                          np.repeat(np.arange(self.n_flows, dtype=np.int64), np.diff(C.indptr)))
+        return self._hops
+
     def link_loads_bps(self, rates_bps) -> np.ndarray:
         """Total rate on each link for per-flow rates ``rates_bps`` (array in flow order)."""
-        return np.asarray(self._routing @ np.asarray(rates_bps, dtype=float)).reshape(-1)
+        return np.asarray(self.routing_matrix @ np.asarray(rates_bps, dtype=float)).reshape(-1)
 
     def propagation_delays_s(self) -> np.ndarray:
         """Sum of link delays along each flow's route [s] (one direction)."""
-        return np.asarray(self._routing.T @ self.delays_s).reshape(-1)
+        return np.asarray(self.routing_matrix.T @ self.delays_s).reshape(-1)
 
     def replace(self, **changes) -> "Network":
         """A copy with some flows or links changed.
@@ -533,11 +619,13 @@ class _LazyFlows(Mapping):
         net = self._net
         i = net.flow_index(name)
         if self._csc is None:
-            self._csc = net.routing_matrix.tocsc()
-        hops = self._csc.indices[self._csc.indptr[i]:self._csc.indptr[i + 1]]
+            hop_link, hop_flow = net.hop_arrays()
+            self._csc = (hop_link, np.searchsorted(hop_flow, np.arange(net.n_flows + 1)))
+        hop_link, start = self._csc
+        hops = hop_link[start[i]:start[i + 1]]
         rtt = net.rtts_s[i]
         return Flow(
-            tuple(net.link_names[k] for k in sorted(hops)),
+            tuple(net.link_names[k] for k in hops),
             demand_bps=net.demands_bps[i],
             weight=net.weights[i],
             rtt_s=None if np.isnan(rtt) else rtt,

@@ -100,7 +100,8 @@ def _offered_vector(network, offered_bps, offered: str) -> np.ndarray:
     offered_bps = {} if offered_bps is None else offered_bps
     if not isinstance(offered_bps, Mapping):
         raise ValueError(f"offered_bps must be a mapping flow -> bit/s; got {type(offered_bps).__name__}")
-    unknown = [f for f in offered_bps if f not in set(network.flow_names)]
+    known = set(network.flow_names) if offered_bps else set()
+    unknown = [f for f in offered_bps if f not in known]
     if unknown:
         raise ValueError(f"offered_bps: unknown flow {unknown[0]!r} (flows: {', '.join(network.flow_names)})")
     first_link_cap = _first_link_capacities(network)
@@ -123,8 +124,11 @@ def _offered_vector(network, offered_bps, offered: str) -> np.ndarray:
 
 
 def _first_link_capacities(network) -> np.ndarray:
-    caps = network.capacities_bps
-    return np.array([caps[network.link_index(network.flows[f].route[0])] for f in network.flow_names])
+    hop_link, hop_flow = network.hop_arrays()
+    first = np.r_[True, hop_flow[1:] != hop_flow[:-1]] if hop_flow.size else np.zeros(0, bool)
+    caps = np.full(network.n_flows, np.inf)
+    caps[hop_flow[first]] = network.capacities_bps[hop_link[first]]
+    return caps
 
 
 def fifo_split(
@@ -210,10 +214,7 @@ def fifo_split(
     if not (isinstance(max_iter, int) and max_iter >= 1):
         raise ValueError(f"max_iter must be a positive integer; got {max_iter!r}")
     x0 = _offered_vector(network, offered_bps, offered)
-    link_pos = {n: k for k, n in enumerate(network.link_names)}
-    routes = [network.flows[f].route for f in network.flow_names]
-    hop_link = np.array([link_pos[l] for r in routes for l in r], dtype=np.int64)
-    hop_flow = np.array([i for i, r in enumerate(routes) for _ in r], dtype=np.int64)
+    hop_link, hop_flow = network.hop_arrays()  # route order, flow after flow
     first = np.r_[True, hop_flow[1:] != hop_flow[:-1]] if hop_flow.size else np.zeros(0, bool)
     last = np.r_[hop_flow[1:] != hop_flow[:-1], True] if hop_flow.size else np.zeros(0, bool)
     caps = network.capacities_bps

@@ -200,3 +200,71 @@ def test_toml_framing_fields_are_validated(tmp_path):
     path = write(tmp_path, BASE + 'payload_bytes = 1000\ntransport = "quic"\n')
     with pytest.raises(ValueError, match=r"\[flows.a\].*transport.*'quic'"):
         Network.from_toml(path)
+
+
+# --- disjoint union: many small networks solved as one ------------------------------------
+
+
+def _ring_free_collapse():
+    # congestion-collapse topology (handout Figure 2), route order matters for FIFO
+    return Network(
+        {"A-N1": 1e6, "C-N1": 10e6, "N1-N2": 1.5e6, "N2-D": 0.5e6, "N2-B": 10e6},
+        {"AB": ["A-N1", "N1-N2", "N2-B"], "CD": ["C-N1", "N1-N2", "N2-D"]},
+    )
+
+
+def test_hop_arrays_follow_route_order():
+    net = Network({"a": 1e6, "b": 1e6, "c": 1e6}, {"f": ["c", "a"], "g": ["b", "c", "a"]})
+    links, flows = net.hop_arrays()
+    assert links.tolist() == [2, 0, 1, 2, 0] and flows.tolist() == [0, 0, 1, 1, 1]
+    # from_routing has no order: by link index
+    links, flows = Network.from_routing(net.routing_matrix, [1e6] * 3).hop_arrays()
+    assert links.tolist() == [0, 2, 0, 1, 2] and flows.tolist() == [0, 0, 1, 1, 1]
+
+
+def test_union_keeps_names_arrays_and_routes():
+    a, b = parking_lot(), _ring_free_collapse()
+    b = b.replace(flows={"AB": Flow(["A-N1", "N1-N2", "N2-B"], demand_bps=2e5, weight=2.0,
+                                    rtt_s=0.1, efficiency=0.9)})
+    u = Network.union([a, b], prefixes=["p", "c"])
+    assert u.link_names == ["p/r1", "p/r2", "c/A-N1", "c/C-N1", "c/N1-N2", "c/N2-D", "c/N2-B"]
+    assert u.flow_names == ["p/1to3", "p/1to2", "p/2to3", "c/AB", "c/CD"]
+    assert u.flows["c/AB"].route == ("c/A-N1", "c/N1-N2", "c/N2-B")
+    assert u.flows["c/AB"].demand_bps == 2e5 and u.flows["c/AB"].weight == 2.0
+    assert u.efficiencies.tolist() == [1, 1, 1, 0.9, 1]
+    assert u.capacities_bps.tolist() == a.capacities_bps.tolist() + b.capacities_bps.tolist()
+    R = u.routing_matrix.toarray()
+    assert (R[:2, :3] == a.routing_matrix.toarray()).all()
+    assert (R[2:, 3:] == b.routing_matrix.toarray()).all()
+    assert R[:2, 3:].sum() == 0 and R[2:, :3].sum() == 0
+
+
+def test_union_bad_input():
+    with pytest.raises(ScenarioError, match="non-empty sequence"):
+        Network.union([])
+    with pytest.raises(ScenarioError, match="distinct prefixes"):
+        Network.union([parking_lot(), parking_lot()], prefixes=["x", "x"])
+
+
+def test_allocations_of_a_union_are_those_of_its_parts():
+    # every solver must give, on the union, exactly what it gives on each part
+    from labcalc import fairness
+    from labcalc.openloop import fifo_split
+
+    rng = np.random.default_rng(7)
+    parts = []
+    for k in range(12):
+        caps = rng.uniform(0.5e6, 20e6, 5)
+        parts.append(Network(
+            dict(zip(["A-N1", "C-N1", "N1-N2", "N2-D", "N2-B"], caps)),
+            {"AB": ["A-N1", "N1-N2", "N2-B"], "CD": ["C-N1", "N1-N2", "N2-D"],
+             "X": Flow(["N1-N2"], demand_bps=float(rng.uniform(0.1e6, 5e6)))},
+        ))
+    u = Network.union(parts)
+    for solve, rtol in ((fifo_split, 1e-12), (fairness.max_min, 1e-12), (fairness.proportional, 1e-9)):
+        together = solve(u).rates.to_numpy().reshape(len(parts), -1)
+        alone = np.array([solve(p).rates.to_numpy() for p in parts])
+        np.testing.assert_allclose(together, alone, rtol=rtol, err_msg=solve.__name__)
+    # FIFO per-link acceptance too (route order matters on this topology)
+    acc = fifo_split(u).links["accepted"].to_numpy().reshape(len(parts), -1)
+    np.testing.assert_allclose(acc, [fifo_split(p).links["accepted"].to_numpy() for p in parts], rtol=1e-12)
