@@ -93,10 +93,12 @@ def main(argv=None) -> int:
     for label, t in table:
         print(f"{label:<58}{t:9.2f}{us(t):>17}")
     print()
-    target = t_read + t_grade
-    print(f"target: {n:,} x {k} read and graded in < 5 s with keys cached: "
-          f"{'met' if target < 5 else 'NOT met'} ({target:.2f} s); one answer key takes "
-          f"{1e3 * t_keys / max(n_variants, 1):.1f} ms (computed once per variant, then cached)")
+    for label, t in (("answer keys cached", t_read + t_grade),
+                     ("every key computed during the run (own variant per student)", t_cold_all)):
+        print(f"target: {n:,} x {k} read and graded in < 5 s, {label}: "
+              f"{'met' if t < 5 else 'NOT met'} ({t:.2f} s)")
+    print(f"one answer key takes {1e3 * t_keys / max(n_variants, 1):.1f} ms when computed with "
+          "the others (variants solved together), then it is cached")
     return 0
 
 

@@ -169,10 +169,13 @@ def test_parallel_keys_equal_sequential_keys():
     parallel = grading.answer_keys("lab5", seeds, jobs=2)
     grading.clear_key_cache()
     sequential = grading.answer_keys("lab5", seeds, jobs=1)
+    alone = {s: grading.keys._build_key("lab5", s, "wire") for s in seeds}
     for s in seeds:
-        assert np.array_equal(parallel[s].values, sequential[s].values)
-        for code, values in parallel[s].alternatives.items():
-            assert np.array_equal(values, sequential[s].alternatives[code], equal_nan=True)
-        assert parallel[s].params == sequential[s].params
+        # variants solved in other groups (or alone) agree to rounding, not to the bit
+        for other in (sequential[s], alone[s]):
+            np.testing.assert_allclose(parallel[s].values, other.values, rtol=1e-12, atol=0)
+            for code, values in parallel[s].alternatives.items():
+                np.testing.assert_allclose(values, other.alternatives[code], rtol=1e-12, atol=0)
+            assert parallel[s].params == other.params
     with pytest.raises(ValueError, match="jobs"):
         grading.answer_keys("lab5", seeds, jobs=0)

@@ -4,6 +4,7 @@ Expected values: ../shared/reference/lab5_seed_values.toml, section [theory], i.
 handout's solutions (seed 000). Each tolerance is the handout's printed rounding.
 """
 
+import numpy as np
 import pytest
 
 from labcalc.labs import lab5
@@ -129,3 +130,35 @@ def test_shaper_vs_wire_lists_the_accounting_dependent_answers():
 def test_bad_accounting():
     with pytest.raises(ValueError, match="accounting.*'bytes'"):
         lab5.answers(accounting="bytes")
+
+
+def test_answer_values_are_the_answers_table():
+    p = lab5.variant(11)
+    assert lab5.answer_values(p, "tc").tolist() == lab5.answers(p, "tc")["value"].tolist()
+
+
+def test_precompute_gives_the_one_by_one_answers():
+    # many variants solved together (one union network per computation) must give the
+    # answers of one-by-one computation, for every answer and both accountings
+    ps = [lab5.variant(s) for s in range(100, 130)]
+    with lab5.precompute(ps, ("wire", "tc")):
+        prepared = len(lab5._PREPARED)
+        together = {acc: np.array([lab5.answer_values(p, acc) for p in ps]) for acc in ("wire", "tc")}
+    # 29 variants (the first is computed alone to find what is needed) x 17 solves:
+    # per accounting 3 UDP splits, the collapse, B1, max-min of UDP and of TCP on
+    # Figure 2; once (rates, in wire) proportional on Figure 2, both on Figure 3
+    assert prepared == 29 * 17
+    assert not lab5._PREPARED  # emptied on leaving
+    for comp in (lab5._udp_split, lab5._collapse, lab5._b1, lab5._fair52, lab5._lab53):
+        comp.cache_clear()
+    for acc in ("wire", "tc"):
+        alone = np.array([lab5.answer_values(p, acc) for p in ps])
+        np.testing.assert_allclose(together[acc], alone, rtol=1e-9, atol=0, err_msg=acc)
+
+
+def test_precompute_of_nothing_and_of_one():
+    with lab5.precompute([]):
+        pass
+    p = lab5.variant(5)
+    with lab5.precompute([p, p]):
+        assert lab5.answer_values(p)[1] == pytest.approx(p.bottleneck_bps / p.udp_wire_factor())
