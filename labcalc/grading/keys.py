@@ -332,7 +332,10 @@ def _compute_keys(lab: str, seeds: list[int], accounting: str) -> list[AnswerKey
                     params.append(module.variant(s))
                 except (ValueError, ArithmeticError):
                     pass  # reported by _build_key below
-            with module.precompute(params, (accounting, _other_accounting(accounting))):
+            prepare = getattr(module, "precompute", None)  # optional in a lab module
+            together = (prepare(params, (accounting, _other_accounting(accounting)))
+                        if prepare is not None else contextlib.nullcontext())
+            with together:
                 for s in block:
                     try:
                         out.append(_build_key(lab, s, accounting))
