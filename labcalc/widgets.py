@@ -44,6 +44,8 @@ import warnings
 import ipywidgets as W
 import numpy as np
 
+from labcalc.fairness import polish_from_prices, waterfilling_steps
+
 __all__ = [
     "Explorer",
     "framing_values", "framing_readout", "framing_explorer",
@@ -55,7 +57,7 @@ __all__ = [
     "buffer_values", "buffer_readout", "buffer_explorer",
     "answer_values", "answer_readout", "answer_checker",
     "ProportionalFairProblem",
-    "waterfilling_steps",
+    "waterfilling_steps",  # lives in labcalc.fairness; here for the notebooks
 ]
 
 _STYLE = {"description_width": "150px"}
@@ -885,8 +887,8 @@ class ProportionalFairProblem:
     conditioned with numbers like 5e6), and the solution scaled back. CLARABEL is asked
     for 1e-12 tolerances; on this problem it stops at about 1e-6 to 1e-8 relative
     (often reporting "optimal_inaccurate"), so its link prices seed a few Newton steps on
-    the saturated links, and the result is accepted only if it is feasible and satisfies
-    the optimality conditions to 1e-9. Otherwise the solve is repeated with 1e-10, then
+    the saturated links (:func:`labcalc.fairness.polish_from_prices`), and the result is
+    accepted only if it satisfies the optimality conditions of the whole problem. Otherwise the solve is repeated with 1e-10, then
     1e-8, before giving up with a ``ValueError``.
 
     References
@@ -915,7 +917,7 @@ class ProportionalFairProblem:
         w = np.ones(self.n_flows) if weights is None else np.asarray(weights, dtype=float)
         if w.shape != (self.n_flows,) or not np.all(w > 0):
             raise ValueError(f"weights must be {self.n_flows} positive numbers; got {weights!r}")
-        self._R_dense = R.toarray()
+        self._R = R
         self._w = w
         self.capacity = cp.Parameter(self.n_links, nonneg=True, name="capacity")
         self.x = cp.Variable(self.n_flows, name="rate")
@@ -940,7 +942,8 @@ class ProportionalFairProblem:
                 self.problem.solve(solver="CLARABEL", tol_gap_abs=tol, tol_gap_rel=tol, tol_feas=tol,
                                    tol_ktratio=min(1e-6, tol * 100))
             if self.problem.status in ("optimal", "optimal_inaccurate") and self.x.value is not None:
-                x = self._polish(cs, np.asarray(self.constraints[0].dual_value, dtype=float).reshape(-1))
+                prices = np.asarray(self.constraints[0].dual_value, dtype=float).reshape(-1)
+                x = polish_from_prices(self._R, cs, prices, self._w)
                 if x is not None:
                     break
         self.status = self.problem.status
@@ -948,53 +951,6 @@ class ProportionalFairProblem:
         if x is None:
             raise ValueError(f"cvxpy/CLARABEL did not reach an optimum: status {self.problem.status!r}")
         return x * scale
-
-    def _polish(self, c, prices):
-        """Newton steps on the link prices of the saturated links, then a KKT check.
-
-        CLARABEL stops at about 1e-6 to 1e-8 relative on this problem; at the optimum
-        ``x_i = w_i / q_i`` with ``q = R_A^T p`` and ``R_A x = c_A`` on the links with a
-        positive price, which a few Newton steps solve to rounding. Returns None when the
-        prices do not identify a valid set of saturated links.
-        """
-        R, w = self._R_dense, self._w
-        if not np.all(np.isfinite(prices)):
-            return None
-        prices = np.maximum(prices, 0.0)
-        active = np.flatnonzero(prices > 1e-9 * max(prices.max(), 1e-300))
-        if active.size == 0:
-            return None
-        RA, cA, p = R[active], c[active], prices[active].copy()
-
-        def rates(pp):
-            q = RA.T @ pp
-            return (w / q, q) if np.all(q > 0) else (None, q)
-
-        x, q = rates(p)
-        if x is None:
-            return None
-        resid = RA @ x - cA
-        for _ in range(30):
-            if np.max(np.abs(resid) / cA) < 1e-14:
-                break
-            J = -(RA * (w / q**2)) @ RA.T
-            try:
-                dp = np.linalg.solve(J, -resid)
-            except np.linalg.LinAlgError:
-                return None
-            step = 1.0
-            while step > 1e-8:
-                xn, qn = rates(p + step * dp)
-                if xn is not None and np.linalg.norm(RA @ xn - cA) < np.linalg.norm(resid):
-                    break
-                step /= 2
-            else:
-                break
-            p, x, q = p + step * dp, xn, qn
-            resid = RA @ x - cA
-        if np.any(p < 0) or np.any(R @ x > c * (1 + 1e-9)) or np.max(np.abs(resid) / cA) > 1e-9:
-            return None
-        return x
 
 
 @functools.lru_cache(maxsize=1)
@@ -1115,73 +1071,6 @@ def parking_lot_explorer(alpha=2.0) -> Explorer:
     }
     return Explorer(controls, parking_lot_values, parking_lot_readout, _draw_parking_lot,
                     title="Two bottlenecks: how fair is fair?")
-
-
-def waterfilling_steps(network):
-    """Progressive filling (max-min fairness) one level at a time, for display.
-
-    Parameters
-    ----------
-    network : labcalc.network.Network
-        A small network (the steps are computed with plain loops).
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per filling round: ``level_bps`` (the common water level reached),
-        ``saturated`` (links that fill at this level, comma-separated), ``frozen`` (flows
-        that stop growing), and one column per flow with its rate after the round
-        [bit/s]. The last row equals :func:`labcalc.fairness.max_min`.
-
-    Notes
-    -----
-    All unfrozen flows grow together as ``weight x level``; a round ends when a link
-    saturates (its unfrozen flows freeze) or a flow reaches its demand. This belongs
-    with :mod:`labcalc.fairness` (whose vectorised ``max_min`` does not report rounds).
-
-    References
-    ----------
-    D. Bertsekas and R. Gallager, *Data Networks*, 2nd ed., 1992, section 6.5.2.
-
-    Examples
-    --------
-    >>> from labcalc.network import Network
-    >>> net = Network({"r1": 5e6, "r2": 3e6}, {"1to3": ["r1", "r2"], "1to2": ["r1"], "2to3": ["r2"]})
-    >>> steps = waterfilling_steps(net)
-    >>> steps[["level_bps", "saturated", "frozen"]].values.tolist()
-    [[1500000.0, 'r2', '1to3, 2to3'], [3500000.0, 'r1', '1to2']]
-    """
-    import pandas as pd
-
-    names = list(network.flow_names)
-    links = list(network.link_names)
-    R = network.routing_matrix.toarray().astype(float)
-    c = np.asarray(network.capacities_bps, dtype=float)
-    d = np.asarray(network.demands_bps, dtype=float)
-    w = np.asarray(network.weights, dtype=float)
-    rates = np.zeros(len(names))
-    frozen = np.zeros(len(names), dtype=bool)
-    rows = []
-    level = 0.0
-    while not frozen.all():
-        free = ~frozen
-        used = R @ np.where(frozen, rates, 0.0)
-        grow = R @ np.where(free, w, 0.0)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            t_link = np.where(grow > 0, (c - used) / grow, np.inf)
-            t_demand = np.where(free, d / w, np.inf)
-        level = float(min(t_link.min(), t_demand.min()))
-        rates[free] = w[free] * level
-        full = np.flatnonzero(t_link <= level * (1 + 1e-12))
-        newly = free & ((t_demand <= level * (1 + 1e-12)) | (R[full].sum(axis=0) > 0))
-        rates[newly & (t_demand <= level * (1 + 1e-12))] = d[newly & (t_demand <= level * (1 + 1e-12))]
-        frozen |= newly
-        row = {"level_bps": level, "saturated": ", ".join(links[k] for k in full),
-               "frozen": ", ".join(n for n, f in zip(names, newly) if f)}
-        row.update({n: float(r) for n, r in zip(names, rates)})
-        rows.append(row)
-    out = pd.DataFrame(rows, index=pd.RangeIndex(1, len(rows) + 1, name="round"))
-    return out
 
 
 # --------------------------------------------------------------------------------------

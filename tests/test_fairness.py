@@ -529,3 +529,35 @@ def test_rates_series_must_match_the_flows():
 def test_jain_index_bad_input(rates, message):
     with pytest.raises(ValueError, match=message):
         jain_index(rates)
+
+
+# --- polish_from_prices: exact rates from a solver's approximate link prices ---------------
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("alpha", [1.0, 2.0])
+def test_polish_from_prices_reaches_the_exact_optimum(seed, alpha):
+    rng = np.random.default_rng(seed)
+    L, N = 6, 9
+    R = (rng.random((L, N)) < 0.35).astype(int)
+    R[rng.integers(0, L, N), np.arange(N)] = 1  # every flow crosses a link
+    c = rng.uniform(1.0, 10.0, L)
+    w = rng.uniform(0.5, 2.0, N)
+    net = Network.from_routing(R, c, weights=w)
+    exact = fairness.alpha_fair(net, alpha)
+    # perturb the optimal prices by 1e-4 relative, as an early-stopped solver would
+    prices = exact.link_prices.to_numpy() * (1 + 1e-4 * rng.standard_normal(L))
+    x = fairness.polish_from_prices(R, c, prices, w, alpha)
+    assert x is not None
+    np.testing.assert_allclose(x, exact.rates.to_numpy(), rtol=1e-9)
+    assert fairness.is_feasible(net, x)
+
+
+def test_polish_from_prices_refuses_wrong_prices():
+    R, c = [[1, 1, 0], [1, 0, 1]], [5.0, 5.0]
+    assert fairness.polish_from_prices(R, c, [0.0, 0.0]) is None
+    assert fairness.polish_from_prices(R, c, [np.nan, 1.0]) is None
+    # only link 0 priced: flow 2 would be free (infinite rate)
+    assert fairness.polish_from_prices(R, c, [1.0, 0.0]) is None
+    with pytest.raises(ValueError, match="2 capacities and prices and 3 weights"):
+        fairness.polish_from_prices(R, c, [1.0])

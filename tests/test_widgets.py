@@ -233,7 +233,7 @@ def _random_network(rng, links=4, flows=6):
 @pytest.mark.parametrize("seed", range(8))
 def test_waterfilling_steps_end_at_max_min(seed):
     net = _random_network(np.random.default_rng(seed))
-    steps = widgets.waterfilling_steps(net)
+    steps = fairness.waterfilling_steps(net)
     final = steps.iloc[-1][net.flow_names].to_numpy(dtype=float)
     np.testing.assert_allclose(final, fairness.max_min(net).rates.to_numpy(), rtol=1e-9)
     assert list(steps.level_bps) == sorted(steps.level_bps)
@@ -241,6 +241,6 @@ def test_waterfilling_steps_end_at_max_min(seed):
 
 
 def test_waterfilling_steps_of_the_handout():
-    steps = widgets.waterfilling_steps(lab5.network_lab53(lab5.Params()))
+    steps = fairness.waterfilling_steps(lab5.network_lab53(lab5.Params()))
     assert len(steps) == 1
     assert steps.level_bps.iloc[0] == pytest.approx(2.5e6)
