@@ -28,6 +28,7 @@ __all__ = [
     "topology",
     "TOPOLOGIES",
     "to_png",
+    "reset_axes",
 ]
 
 #: Colours used everywhere, in order (matplotlib's tab10).
@@ -70,6 +71,41 @@ def new_axes(ax=None, figsize=(7.0, 3.4), layout="constrained"):
     if layout is None:
         fig.subplots_adjust(left=0.11, right=0.97, bottom=0.15, top=0.9)
     return fig, fig.add_subplot()
+
+
+def reset_axes(ax) -> None:
+    """Empty an axes for the next drawing, keeping its tick objects.
+
+    ``ax.clear()`` also throws away the axis ticks, and rebuilding them is about a
+    third of a widget's redraw time (each tick is several artists); removing the
+    plotted artists and resetting scales, limits and labels gives the same picture
+    (the widget tests compare the PNGs pixel for pixel) faster.
+
+    Examples
+    --------
+    >>> fig, ax = new_axes()
+    >>> _ = ax.plot([1, 2], [3, 4]); ax.set_yscale("log"); _ = ax.set_title("t")
+    >>> reset_axes(ax)
+    >>> len(ax.lines), ax.get_yscale(), ax.get_title()
+    (0, 'linear', '')
+    """
+    for artist in [*ax.lines, *ax.patches, *ax.collections, *ax.texts, *ax.images,
+                   *ax.tables, *ax.artists]:
+        artist.remove()
+    ax.containers.clear()
+    if ax.legend_ is not None:
+        ax.legend_.remove()
+    if ax.get_xscale() != "linear":
+        ax.set_xscale("linear")
+    if ax.get_yscale() != "linear":
+        ax.set_yscale("linear")
+    ax.set_aspect("auto")
+    ax.set_prop_cycle(None)  # colours start again from the first
+    ax.relim()
+    ax.autoscale(True)
+    ax.set_title("")
+    ax.set_xlabel("")
+    ax.set_ylabel("")
 
 
 def to_png(fig, dpi: int = 100) -> bytes:

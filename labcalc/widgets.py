@@ -178,7 +178,7 @@ class Explorer(W.VBox):
             if self._draw is not None:
                 from labcalc import plots
 
-                self.ax.clear()
+                plots.reset_axes(self.ax)
                 self._draw(self.ax, values, settings)
                 self.image.value = plots.to_png(self.figure, dpi=self.dpi)
         self.last_refresh_s = time.perf_counter() - start

@@ -244,3 +244,50 @@ def test_waterfilling_steps_of_the_handout():
     steps = fairness.waterfilling_steps(lab5.network_lab53(lab5.Params()))
     assert len(steps) == 1
     assert steps.level_bps.iloc[0] == pytest.approx(2.5e6)
+
+
+# --- redraws: reset_axes must give the picture a cleared axes gives ------------------------
+
+
+def _explorer_moves():
+    from labcalc import widgets_measure as wm
+
+    return [
+        (widgets.framing_explorer, {"payload_bytes": 9000, "mtu_bytes": 9000}, {"payload_bytes": 100}),
+        (widgets.udp_split_explorer, {"h2_mbps": 15.0}, {"h2_mbps": 2.0}),
+        (widgets.tcp_udp_explorer, {"loss_pct": 70.0}, {"loss_pct": 5.0}),
+        (widgets.collapse_explorer, {"shared_mbps": 4.0}, {"c_mbps": 0.5}),
+        (widgets.rtt_fairness_explorer, {"base_rtt_ms": 400.0}, {"y_ms": 1500.0}),
+        (widgets.parking_lot_explorer, {"alpha": 16.0}, {"alpha": 0.5}),
+        (widgets.buffer_explorer, {"buffer_packets": 2000}, {"buffer_packets": 100}),
+        (wm.sawtooth_explorer, {"algorithm": "cubic"}, {"buffer_packets": 20}),
+        (wm.bufferbloat_explorer, {"buffer_packets": 20}, {"buffer_packets": 100}),
+        (wm.response_explorer, {"link_mbps": 1.0}, {"loss_pct": 0.01, "link_mbps": 500.0}),
+        (wm.chiu_jain_explorer, {"decrease_to_2": 5 / 6}, {"decrease_to_2": 0.5}),
+    ]
+
+
+def _pixels(png):
+    import io
+
+    import matplotlib.image as mpimg
+
+    return mpimg.imread(io.BytesIO(png), format="png")
+
+
+@pytest.mark.parametrize("case", range(11))
+def test_redraw_equals_a_fresh_drawing(case, monkeypatch):
+    from labcalc import plots
+
+    build, first, second = _explorer_moves()[case]
+    kept = build()
+    kept.set(**first)
+    kept.set(**second)  # drawn over the first picture, on reset axes
+    monkeypatch.setattr(plots, "reset_axes", lambda ax: ax.clear())
+    fresh = build()
+    fresh.set(**first)
+    fresh.set(**second)  # drawn on a cleared axes
+    assert kept.text == fresh.text
+    a, b = _pixels(kept.image.value), _pixels(fresh.image.value)
+    assert a.shape == b.shape
+    assert np.array_equal(a, b), f"{build.__name__}: {int((a != b).any(axis=-1).sum())} pixels differ"
