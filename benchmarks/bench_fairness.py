@@ -7,7 +7,7 @@ the time of ``max_min`` and of ``proportional`` (dual Newton), compared with
 - two plain-Python progressive fillings: the textbook one (each round recomputes the
   link loads and raises every flow; run at 10,000 flows only, it takes 50 s
   at 100,000) and one with a shared water level and per-link counters;
-- cvxpy + CLARABEL on the same proportional-fairness problem (``method="cvxpy"``), and
+- cvxpy + CLARABEL on the same proportional-fairness problem (``method="cvxpy-raw"``, CLARABEL alone), and
   the largest relative difference between its rates and the dual Newton ones.
 
 Times are the best of a few runs (the machine is shared; see the note printed at the
@@ -145,7 +145,7 @@ def main() -> None:
         if args.no_cvxpy or (N > 10_000 and not args.cvxpy_100k):
             cv = "skipped" + ("" if args.no_cvxpy else ": measured once at 105 s, 0.57 GB, max rel diff 3.5e-08 (use --cvxpy-100k)")
         else:
-            t_cv, cvx = best_time(lambda: fairness.proportional(net, method="cvxpy"), 1)
+            t_cv, cvx = best_time(lambda: fairness.proportional(net, method="cvxpy-raw"), 1)
             diff = float(np.max(np.abs(cvx.rates.to_numpy() - pf.rates.to_numpy()) / pf.rates.to_numpy()))
             cv = f"{t_cv:7.2f} s  speed-up x{t_cv / t_pf:5.0f}  (max rel diff {diff:.1e}; {cvx.solver})"
         rows.append((L, N, t_mm, mm.iterations, t_pf, pf.iterations, py, cv))

@@ -12,8 +12,10 @@ allocations, the link prices (Lagrange multipliers of the capacity constraints).
     maximise a sum of utilities under the link capacities and the demands. The default
     ``method="newton"`` is a specialised solver on the link prices (the *dual Newton*
     method below): KKT residuals of about 1e-13, 100,000 flows in well under a second.
-    ``method="cvxpy"`` states the same problem in cvxpy and solves it with CLARABEL: slow
-    for big networks (about 5 s for 10,000 flows), kept as an independent cross-check.
+    ``method="cvxpy-raw"`` states the same problem in cvxpy and solves it with CLARABEL:
+    slow for big networks (about 5 s for 10,000 flows), kept as an independent
+    cross-check (about 1e-7 relative); ``method="cvxpy"`` polishes CLARABEL's answer
+    with Newton steps on the saturated links it identifies (about 1e-12, KKT verified).
 
 Checks on any vector of rates (computed or measured): :func:`is_feasible`,
 :func:`is_pareto_efficient`, :func:`is_max_min_fair`, :func:`jain_index`.
@@ -110,7 +112,7 @@ _CLARABEL_ATTEMPTS = (
     (1.0, _CLARABEL_TOLERANCES, " (tol 1e-12, ~1e-4)"),
     (1.0, _CLARABEL_FALLBACK, " (tol 1e-10, ~1e-4)"),
 )
-_METHODS = ("newton", "cvxpy")
+_METHODS = ("newton", "cvxpy", "cvxpy-raw")
 
 
 class SolverError(ValueError):
@@ -498,13 +500,16 @@ def proportional(network, method: str = "newton", *, max_iter: int | None = None
     ----------
     network : Network
         Capacities [bit/s], routes, demands [bit/s] (inf = greedy) and weights.
-    method : {"newton", "cvxpy"}
+    method : {"newton", "cvxpy", "cvxpy-raw"}
         ``"newton"`` (default): the dual Newton solver of this module (fast; KKT
-        residuals about 1e-13 relative). ``"cvxpy"``: the same problem in cvxpy, solved
-        by CLARABEL (slow for large networks; a cross-check): strict gap tolerances
-        (1e-14 absolute) first, so that the rates agree with the KKT solution to about
-        1e-7; when CLARABEL cannot certify that, looser attempts follow and ``solver``
-        says so (about 1e-4 with tolerances 1e-12 or 1e-10).
+        residuals about 1e-13 relative). ``"cvxpy-raw"``: the same problem in cvxpy,
+        solved by CLARABEL (slow for large networks; an independent cross-check):
+        strict gap tolerances (1e-14 absolute) first, so that the rates agree with the
+        KKT solution to about 1e-7; when CLARABEL cannot certify that, looser attempts
+        follow and ``solver`` says so (about 1e-4 with tolerances 1e-12 or 1e-10).
+        ``"cvxpy"``: CLARABEL's solution, then Newton's method on the links its prices
+        name as saturated, kept when every KKT condition holds (about 1e-12; ``solver``
+        says whether the polish succeeded).
     max_iter : int, optional
         Iteration limit (default 100 Newton iterations, 200 CLARABEL iterations).
 
@@ -578,7 +583,7 @@ def alpha_fair(network, alpha: float, method: str = "newton", *, max_iter: int |
         Capacities [bit/s], routes, demands [bit/s] (inf = greedy) and weights.
     alpha : float
         Fairness parameter, > 0 and finite.
-    method : {"newton", "cvxpy"}
+    method : {"newton", "cvxpy", "cvxpy-raw"}
         As in :func:`proportional` (cvxpy uses exact power cones, or the exponential
         cone for ``alpha=1``, with CLARABEL).
     max_iter : int, optional
@@ -646,7 +651,7 @@ def reno(network, method: str = "newton", *, max_iter: int | None = None) -> All
     network : Network
         Every flow needs ``rtt_s`` [s]. Flow weights are not used (Reno has none: model
         k parallel connections as k flows). Demands [bit/s] are honoured.
-    method : {"newton", "cvxpy"}
+    method : {"newton", "cvxpy", "cvxpy-raw"}
         As in :func:`proportional`.
     max_iter : int, optional
         Iteration limit.
@@ -733,6 +738,16 @@ def _utility(network, alpha, weights, method, max_iter, label) -> Allocation:
         cs, ds, ws = c[used] / kappa, d_live / kappa, w[live] / wscale
         solve = _dual_newton if method == "newton" else _cvxpy_solve
         xs, ps, iters, note = solve(Rs, cs, ds, ws, alpha, max_iter, (x_mm / kappa, bott_mm))
+        if method == "cvxpy":
+            # CLARABEL stops at about 1e-7 on the rates: its prices name the saturated
+            # links, Newton's method on them reaches rounding level, and the KKT
+            # conditions of the whole problem are verified (else CLARABEL's rates stay)
+            polished = _polish_prices(Rs, cs, ds, ws, alpha, ps)
+            if polished is not None:
+                xs, ps = polished
+                note += " + Newton polish (KKT verified)"
+            else:
+                note += " (Newton polish failed: CLARABEL's accuracy)"
         solver += note
     else:
         xs, ps, iters, kappa, wscale = np.zeros(0), np.zeros(0), 0, 1.0, 1.0
@@ -1161,20 +1176,28 @@ def polish_from_prices(routing, capacities, prices, weights=None, alpha=1.0):
     R = sp.csr_matrix(routing, dtype=np.int8)
     L, N = R.shape
     c = np.asarray(capacities, dtype=float).reshape(-1)
-    p = np.maximum(np.asarray(prices, dtype=float).reshape(-1), 0.0)
+    p = np.asarray(prices, dtype=float).reshape(-1)
     w = np.ones(N) if weights is None else np.asarray(weights, dtype=float).reshape(-1)
     if c.shape != (L,) or p.shape != (L,) or w.shape != (N,):
         raise ValueError(f"polish_from_prices: need {L} capacities and prices and {N} weights")
+    polished = _polish_prices(R, c, np.full(N, np.inf), w, float(alpha), p)
+    return None if polished is None else polished[0]
+
+
+def _polish_prices(R, c, d, w, alpha, prices):
+    """(rates, prices) at the optimum from approximate prices, or None (see _polish)."""
+    p = np.maximum(np.asarray(prices, dtype=float), 0.0)
     if not (np.all(np.isfinite(p)) and np.any(p > 0)):
         return None
+    R = R.tocsr()
     nm = _Normal(R)
-    dual = _Dual(nm, c, np.full(N, np.inf), w, float(alpha))
+    dual = _Dual(nm, c, d, w, alpha)
     q, x, free, slack, value = dual.at(p)
     if not math.isfinite(value):
         return None
     gmin = np.minimum.reduceat(np.where(free, q, dual.mcap)[R.indices], R.indptr[:-1])
     polished = _polish(nm, dual, p, slack, q, gmin)
-    return None if polished is None else polished[0]
+    return None if polished is None else (polished[0], polished[1])
 
 
 def _issparse(M):
