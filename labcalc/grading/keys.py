@@ -348,8 +348,10 @@ def _compute_keys(lab: str, seeds: list[int], accounting: str) -> list[AnswerKey
 _BLOCK = 2000
 
 
-#: Below this many missing keys, :func:`answer_keys` does not start worker processes.
-PARALLEL_THRESHOLD = 64
+#: Below this many missing keys, :func:`answer_keys` does not start worker processes:
+#: solved together, keys cost about 2 ms each, and a worker costs about a second to
+#: start (it imports numpy, pandas and scipy).
+PARALLEL_THRESHOLD = 8000
 
 
 def answer_keys(lab: str = "lab5", seeds: Iterable[int] = (0,), accounting: str = "wire",
@@ -407,7 +409,7 @@ def answer_keys(lab: str = "lab5", seeds: Iterable[int] = (0,), accounting: str 
 
         methods = multiprocessing.get_all_start_methods()
         context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-        chunks = [missing[i::workers * 4] for i in range(workers * 4)]
+        chunks = [missing[i::workers] for i in range(workers)]
         with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
             results = [r for chunk in pool.map(_compute_keys, [lab] * len(chunks), chunks,
                                                [accounting] * len(chunks)) for r in chunk]
@@ -434,10 +436,10 @@ def _workers(jobs: int | None, n_missing: int) -> int:
         return min(jobs, max(n_missing, 1))
     cpus = os.cpu_count() or 1
     if n_missing < PARALLEL_THRESHOLD or cpus < 4:
-        # with two CPUs, starting workers (each imports numpy, pandas, scipy) costs
-        # about what it saves, and loses outright on a busy machine
+        # with two CPUs, a worker (which imports numpy, pandas, scipy) costs about
+        # what it saves, and loses outright on a busy machine
         return 1
-    return max(1, min(cpus - 1, 8, n_missing // 16))
+    return max(1, min(cpus - 1, 8, n_missing // _BLOCK))
 
 
 def check_answer(answer_id: str, answer, *, lab: str = "lab5", seed: int = 0,
