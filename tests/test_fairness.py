@@ -36,6 +36,7 @@ from labcalc.fairness import (
     proportional,
     reno,
 )
+from labcalc.labs import lab5
 from labcalc.network import Flow, Link, Network
 
 REL = 1e-9
@@ -579,3 +580,32 @@ def test_polish_from_prices_refuses_wrong_prices():
     assert fairness.polish_from_prices(R, c, [1.0, 0.0]) is None
     with pytest.raises(ValueError, match="2 capacities and prices and 3 weights"):
         fairness.polish_from_prices(R, c, [1.0])
+
+
+# --- waterfilling_steps: the rounds of progressive filling, for display --------------------
+
+
+def _random_network(rng, links=4, flows=6):
+    names = [f"l{k}" for k in range(links)]
+    fl = {}
+    for i in range(flows):
+        route = list(rng.choice(names, size=rng.integers(1, 3), replace=False))
+        demand = float(rng.uniform(0.5, 4.0)) * 1e6 if rng.random() < 0.3 else math.inf
+        fl[f"f{i}"] = Flow(route, demand_bps=demand, weight=float(rng.choice([1.0, 2.0])))
+    return Network({n: float(rng.uniform(1.0, 6.0)) * 1e6 for n in names}, fl)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_waterfilling_steps_end_at_max_min(seed):
+    net = _random_network(np.random.default_rng(seed))
+    steps = fairness.waterfilling_steps(net)
+    final = steps.iloc[-1][net.flow_names].to_numpy(dtype=float)
+    np.testing.assert_allclose(final, fairness.max_min(net).rates.to_numpy(), rtol=1e-9)
+    assert list(steps.level_bps) == sorted(steps.level_bps)
+    assert len(steps) <= net.n_links + net.n_flows
+
+
+def test_waterfilling_steps_of_the_handout():
+    steps = fairness.waterfilling_steps(lab5.network_lab53(lab5.Params()))
+    assert len(steps) == 1
+    assert steps.level_bps.iloc[0] == pytest.approx(2.5e6)

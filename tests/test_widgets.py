@@ -9,7 +9,6 @@ the library computed directly.
 from __future__ import annotations
 
 import html
-import math
 
 import matplotlib
 
@@ -215,35 +214,6 @@ def test_answer_checker():
     q4.set(answer="4798 kbit/s")   # the measured value: the shaper's accounting, not the handout's
     assert not q4.values["correct"] and "shaper" in q4.text
     assert explorer.image is None
-
-
-# ---- water-filling steps --------------------------------------------------------------
-
-
-def _random_network(rng, links=4, flows=6):
-    names = [f"l{k}" for k in range(links)]
-    fl = {}
-    for i in range(flows):
-        route = list(rng.choice(names, size=rng.integers(1, 3), replace=False))
-        demand = float(rng.uniform(0.5, 4.0)) * 1e6 if rng.random() < 0.3 else math.inf
-        fl[f"f{i}"] = Flow(route, demand_bps=demand, weight=float(rng.choice([1.0, 2.0])))
-    return Network({n: float(rng.uniform(1.0, 6.0)) * 1e6 for n in names}, fl)
-
-
-@pytest.mark.parametrize("seed", range(8))
-def test_waterfilling_steps_end_at_max_min(seed):
-    net = _random_network(np.random.default_rng(seed))
-    steps = fairness.waterfilling_steps(net)
-    final = steps.iloc[-1][net.flow_names].to_numpy(dtype=float)
-    np.testing.assert_allclose(final, fairness.max_min(net).rates.to_numpy(), rtol=1e-9)
-    assert list(steps.level_bps) == sorted(steps.level_bps)
-    assert len(steps) <= net.n_links + net.n_flows
-
-
-def test_waterfilling_steps_of_the_handout():
-    steps = fairness.waterfilling_steps(lab5.network_lab53(lab5.Params()))
-    assert len(steps) == 1
-    assert steps.level_bps.iloc[0] == pytest.approx(2.5e6)
 
 
 # --- redraws: reset_axes must give the picture a cleared axes gives ------------------------
