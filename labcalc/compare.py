@@ -265,7 +265,6 @@ def compare_measured(measurements, rows, rtol: float = 0.05):
     ['close', 'missing']
     """
     import numpy as np
-    import pandas as pd
 
     rows = list(rows)
     present, values = [], []

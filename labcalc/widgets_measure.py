@@ -204,7 +204,6 @@ def sawtooth_values(rate_mbps=1.5, base_rtt_ms=30.0, buffer_packets=100, mss_byt
         t, w = np.asarray(ts), np.asarray(ws)
         r = rtt_of(w)
     period = float(t[-1])
-    q = np.minimum(np.maximum(w - bdp, 0.0), buf)
     send = np.minimum(w / r, cpps)
 
     def avg(y):
