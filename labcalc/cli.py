@@ -266,6 +266,16 @@ def _export(args) -> int:
 def main(argv=None) -> int:
     """Run the command line; returns the exit status (0 ok, 2 bad input).
 
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments after the program name; by default those of ``sys.argv``.
+
+    Returns
+    -------
+    int
+        Exit status: 0 on success, 2 when the input is bad (the reason goes to stderr).
+
     Examples
     --------
     A missing file is reported on stderr in one line, without a traceback:

@@ -133,6 +133,20 @@ def measured(df, question: str, scenario: str | None = None, flow: str | None = 
              metric: str | None = None) -> float:
     """The single measured value (base units) matching the filters.
 
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Measurements as returned by :func:`load_measurements` (needs ``value_base``).
+    question : str
+        Question id, e.g. ``"Q42"``.
+    scenario, flow, metric : str, optional
+        Further filters on the columns of the same name; None does not filter.
+
+    Returns
+    -------
+    float
+        The value in base units (bit/s, s, byte, packet or a fraction [1]).
+
     Raises
     ------
     KeyError
@@ -373,6 +387,11 @@ def pick(answers, question: str, contains: str | None = None) -> float:
         Question id, e.g. ``"Q13"``.
     contains : str, optional
         Text the ``item`` must contain (case-sensitive), e.g. ``"A2: loss of h1"``.
+
+    Returns
+    -------
+    float
+        The ``value`` of the only matching row, in base units.
 
     Raises
     ------

@@ -105,6 +105,12 @@ class Frame:
         Zero bytes added to reach the 64-byte minimum frame [byte].
     fcs_bytes, preamble_sfd_bytes, interframe_gap_bytes : int
         4, 8 and 12 [byte].
+
+    Examples
+    --------
+    >>> f = frame(18)
+    >>> f.transport_header_bytes, f.padding_bytes, f.frame_bytes
+    (8, 0, 64)
     """
 
     payload_bytes: int
@@ -214,6 +220,19 @@ class FrameTrain:
 
     Sizes are sums over the frames [byte]; :meth:`efficiency` is total payload / total
     counted bytes.
+
+    Attributes
+    ----------
+    frames : tuple of Frame
+        The frames, in the order they are sent.
+    payload_bytes, ip_bytes, tc_bytes, frame_bytes, wire_bytes : int
+        Sums over the frames of the same attributes of :class:`Frame` [byte].
+
+    Examples
+    --------
+    >>> train = segment_frames(2896, 1448)
+    >>> len(train.frames), train.payload_bytes, train.wire_bytes
+    (2, 2896, 3052)
     """
 
     frames: tuple[Frame, ...]

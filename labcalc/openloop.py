@@ -60,6 +60,15 @@ class FifoResult:
     iterations : int
         Sweeps of the fixed-point iteration (the longest chain of links for a
         feed-forward network).
+
+    Examples
+    --------
+    >>> from labcalc.network import Flow, Network
+    >>> net = Network({"L": 1e6}, {"f1": Flow(["L"], demand_bps=1.5e6),
+    ...                            "f2": Flow(["L"], demand_bps=0.5e6)})
+    >>> res = fifo_split(net)
+    >>> [round(float(x) / 1e6, 3) for x in res.rates]
+    [0.75, 0.25]
     """
 
     offered: object

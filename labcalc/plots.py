@@ -57,6 +57,22 @@ def new_axes(ax=None, figsize=(7.0, 3.4), layout="constrained"):
     ``layout="constrained"`` fits labels and legends automatically; the widgets pass
     ``layout=None`` (fixed margins), which redraws several times faster.
 
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes, optional
+        An existing Axes; returned with its figure, and the other arguments ignored.
+    figsize : (float, float), default (7.0, 3.4)
+        Size of a new figure (width, height) [inch].
+    layout : {"constrained", None}, default "constrained"
+        Layout engine of a new figure; None uses fixed margins.
+
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
+        The figure holding ``ax``.
+    ax : matplotlib.axes.Axes
+        The given Axes, or the new one.
+
     Examples
     --------
     >>> fig, ax = new_axes()
@@ -80,6 +96,11 @@ def reset_axes(ax) -> None:
     third of a widget's redraw time (each tick is several artists); removing the
     plotted artists and resetting scales, limits and labels gives the same picture
     (the widget tests compare the PNGs pixel for pixel) faster.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        The Axes to empty, in place.
 
     Examples
     --------
@@ -110,6 +131,18 @@ def reset_axes(ax) -> None:
 
 def to_png(fig, dpi: int = 100) -> bytes:
     """Render a figure to PNG bytes (what the widgets show in an ``Image``).
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        The figure to render (given an Agg canvas if it has none).
+    dpi : int, default 100
+        Resolution [pixel/inch].
+
+    Returns
+    -------
+    bytes
+        The PNG file's content.
 
     Examples
     --------
@@ -207,10 +240,21 @@ def efficiency_curves(payload_bytes, efficiencies, marker=None, ax=None, title=N
         y values in [0, 1], one line each.
     marker : (x, y, text), optional
         A point to highlight (the widget's current setting).
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; by default a new figure with one Axes.
+    title : str, optional
+        Title of the Axes.
+    xlabel : str, default "application data per datagram / write [bytes]"
+        Label of the x axis.
+    logx : bool, default True
+        Logarithmic x axis.
+    legend_loc : str, default "lower right"
+        Legend position (a matplotlib ``loc``).
 
     Returns
     -------
     matplotlib.figure.Figure
+        One line per entry of ``efficiencies``, efficiency shown in [%].
 
     Examples
     --------
@@ -246,11 +290,19 @@ def grouped_bars(table, ylabel="", ax=None, title=None, value_format="{:.0f}", c
         Index = groups (x axis), columns = series (e.g. "predicted", "measured"). NaN
         cells are left empty.
     ylabel : str
+        Label of the y axis (with its unit, e.g. ``"kbit/s"``).
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; by default a new figure with one Axes.
+    title : str, optional
+        Title of the Axes.
     value_format : str or None
         Format of the value written above each bar (None: no labels).
     colors : sequence of str, optional
+        Colour of each series; by default the package palette.
     hline : (y, text), optional
         A horizontal reference line (e.g. the link capacity).
+    legend_loc : str, default "best"
+        Legend position (a matplotlib ``loc``).
 
     Returns
     -------
@@ -301,9 +353,17 @@ def stacked_bars(table, ylabel="", ax=None, title=None, colors=None, value_forma
     table : pandas.DataFrame
         Index = bars, columns = components (e.g. "delivered", "lost"); NaN counts as 0.
     ylabel : str
+        Label of the y axis (with its unit).
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; by default a new figure with one Axes.
+    title : str, optional
+        Title of the Axes.
     colors : sequence of str, optional
+        Colour of each component; by default the package palette.
     value_format : str, optional
         Format of each row's total, written above the bar.
+    legend_loc : str, default "best"
+        Legend position (a matplotlib ``loc``).
 
     Returns
     -------
@@ -355,6 +415,9 @@ def curves(x, lines, points=None, xlabel="", ylabel="", ax=None, title=None, mar
     points : dict label -> (xs, ys), optional
         Measured points, drawn as markers (one scatter per entry).
     xlabel, ylabel, title : str
+        Axis labels (with units) and title.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; by default a new figure with one Axes.
     marker : (x, y, text), optional
         A highlighted point (a widget's current setting).
     hlines : list of (y, text), optional
@@ -458,6 +521,8 @@ def topology(name, ax=None, show_flows=True):
     ----------
     name : str
         A key of :data:`TOPOLOGIES`.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; by default a new figure with one Axes.
     show_flows : bool, default True
         Draw each flow as a coloured path next to the links.
 

@@ -61,6 +61,11 @@ def phase_spans(times, states):
     states : sequence of str
         State after each sample (``CwndPhases.states``).
 
+    Returns
+    -------
+    list of (float, float, str)
+        ``(start [s], end [s], state)`` for each run of samples in one state.
+
     Examples
     --------
     >>> phase_spans([0, 1, 2], ["slow-start"] * 3)
@@ -89,12 +94,22 @@ def cwnd_trace(trace, phases=None, ax=None, scale=1.0, ylabel="cwnd [segments]",
         ``time_s`` and ``cwnd_segments`` or ``cwnd_bytes`` (and ``ssthresh_*`` if known).
     phases : labcalc.measure.CwndPhases, optional
         From :func:`labcalc.measure.cwnd_phases` on the same trace: shades the states.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; by default a new figure with one Axes.
     scale : float
         Divide the window by this (e.g. 1000 to plot bytes as kB).
+    ylabel : str, default "cwnd [segments]"
+        Label of the y axis (say the unit after ``scale``).
+    title : str, optional
+        Title of the Axes.
     t0 : float, optional
-        Time subtracted from ``time_s`` (default: the first sample's).
+        Time subtracted from ``time_s`` (default: the first sample's) [s].
+    label : str, default "cwnd"
+        Legend label of the window line.
     xlim : (float, float), optional
         Time range shown [s after t0].
+    legend : bool, default True
+        Draw the legend.
 
     Returns
     -------
@@ -143,6 +158,14 @@ def cwnd_traces(rows, xlim=None, scale=1.0, ylabel="cwnd [segments]", figsize=No
     ----------
     rows : list of (trace, phases, title)
         As for :func:`cwnd_trace` (``phases`` may be None).
+    xlim : (float, float), optional
+        Time range shown, common to all rows [s after each trace's start].
+    scale : float, default 1.0
+        Divide the windows by this (e.g. 1000 to plot bytes as kB).
+    ylabel : str, default "cwnd [segments]"
+        Label of every y axis.
+    figsize : (float, float), optional
+        Figure size [inch]; by default 7 wide and 2.2 per row (+0.5) high.
 
     Returns
     -------
@@ -177,7 +200,14 @@ def timeseries_panels(panels, xlabel="time [s]", title=None, figsize=None, xlim=
         One per row: ``ylabel``; ``lines``: label -> (t, y); optional ``steps`` (bool),
         ``points``: label -> (t, y) drawn as markers, ``hlines``: [(y, text)],
         ``band``: (y0, y1, text), ``ylim``.
+    xlabel : str, default "time [s]"
+        Label of the shared time axis (under the last panel).
+    title : str, optional
+        Title above the first panel.
+    figsize : (float, float), optional
+        Figure size [inch]; by default 7 wide and 1.9 per panel (+0.6) high.
     xlim : (float, float), optional
+        Time range shown [s].
 
     Returns
     -------
@@ -232,8 +262,21 @@ def queue_with_drops(queue, ax=None, title=None, limit=None, t0=None, label="bac
     queue : pandas.DataFrame
         From :func:`labcalc.measure.queue_occupancy`: ``time_s``, ``backlog_packets``,
         ``dropped``.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; by default a new figure with one Axes.
+    title : str, optional
+        Title of the Axes.
     limit : float, optional
         Queue limit [packets], drawn as a dashed line.
+    t0 : float, optional
+        Time subtracted from ``time_s`` (default: the first sample's) [s].
+    label : str, default "backlog"
+        Legend label of the queue line.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One step line for the queue (+1 for ``limit``), one scatter of drops.
 
     Examples
     --------
@@ -265,8 +308,19 @@ def sawtooth(values, ax=None, measured=None, title=None):
 
     Parameters
     ----------
+    values : dict
+        From :func:`labcalc.widgets_measure.sawtooth_values`.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; by default a new figure with one Axes.
     measured : dict, optional
         ``label -> (times_s, windows_packets)`` drawn as small points.
+    title : str, optional
+        Title of the Axes.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The model window [packets] and the BDP and BDP + buffer lines.
 
     Examples
     --------
@@ -299,8 +353,19 @@ def rtt_sawtooth(values, ax=None, measured=None, title=None):
 
     Parameters
     ----------
+    values : dict
+        From :func:`labcalc.widgets_measure.sawtooth_values`.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; by default a new figure with one Axes.
     measured : dict, optional
         ``label -> (low_s, high_s)`` shaded bands, or ``label -> rtt_s`` lines.
+    title : str, optional
+        Title of the Axes.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The model RTT [ms], the full-buffer line and the measured RTTs.
 
     Examples
     --------
@@ -336,8 +401,17 @@ def response_curves(values, ax=None, measured=None, title=None):
     ----------
     values : dict
         From :func:`labcalc.widgets_measure.response_values`.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; by default a new figure with one Axes.
     measured : dict, optional
         ``label -> (loss_fraction, rate_bps)`` drawn as points.
+    title : str, optional
+        Title of the Axes; by default the RTT and the link rate.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Rate [Mbit/s] against loss rate [%]: three model curves and the link rate.
 
     Examples
     --------
@@ -370,6 +444,20 @@ def response_curves(values, ax=None, measured=None, title=None):
 
 def phase_plane(values, ax=None, title=None):
     """Two flows' rates in the (x, y) plane: efficiency line, fairness line, trajectory.
+
+    Parameters
+    ----------
+    values : dict
+        From :func:`labcalc.widgets_measure.chiu_jain_values`.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; by default a new figure with one Axes.
+    title : str, optional
+        Title of the Axes.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The lines ``x + y = capacity`` and ``x = y`` and the trajectory of the rates.
 
     Examples
     --------
@@ -443,6 +531,19 @@ SEED_TOPOLOGIES = {
 
 def topology(name, ax=None):
     """A drawing of one of :data:`SEED_TOPOLOGIES`.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`SEED_TOPOLOGIES`, e.g. ``"seed002"``.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; by default a new figure with one Axes.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Links with their labels, flows as dashed arrows, hosts as circles and routers
+        as squares.
 
     Raises
     ------

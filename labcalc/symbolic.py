@@ -44,6 +44,14 @@ class Derivation:
     steps : list of (str, sympy expression)
         What a notebook prints, in order.
     solution : dict of sympy.Symbol -> sympy expression
+
+    Examples
+    --------
+    >>> d = cubic_k()
+    >>> sorted(d.symbols)
+    ['C', 'K', 'W_max', 'beta', 't']
+    >>> d.steps[-1][0]
+    'K'
     """
 
     symbols: dict
@@ -127,6 +135,18 @@ def proportional_parking_lot(n_links: int = 2) -> Derivation:
 def alpha_fair_parking_lot(n_links: int = 2) -> Derivation:
     """Alpha-fairness on the parking lot: long flow x = c / (1 + K^(1/alpha)).
 
+    Parameters
+    ----------
+    n_links : int, default 2
+        Number K of links of capacity ``c`` in series. The long flow ``x`` crosses all
+        of them; each link also carries one short flow.
+
+    Returns
+    -------
+    Derivation
+        Solution for the long flow ``x = c / (1 + K^(1/alpha))`` and for a short flow
+        ``y = c - x``, in the symbols ``c`` (link capacity, any rate unit) and ``alpha``.
+
     Notes
     -----
     With all links saturated, stationarity of ``x^(1-a)/(1-a) + K (c-x)^(1-a)/(1-a)``
@@ -204,6 +224,12 @@ def udp_split_goodput() -> Derivation:
     link capacity and e = payload / frame the efficiency: the link serves the two flows
     in proportion to what they send, unless everything fits.
 
+    Returns
+    -------
+    Derivation
+        Solution ``g1`` in the symbols ``C``, ``r1``, ``r2`` (rates, all in the same
+        unit) and ``e`` (efficiency [1]).
+
     Examples
     --------
     >>> d = udp_split_goodput()
@@ -225,6 +251,12 @@ def cubic_k() -> Derivation:
 
     The window after a loss follows ``W(t) = C (t - K)^3 + W_max`` and starts from
     ``W(0) = beta W_max``; solving for K gives ``K = cbrt(W_max (1 - beta) / C)``.
+
+    Returns
+    -------
+    Derivation
+        Solution ``K`` [s] in the symbols ``W_max`` [segment], ``beta`` [1] and ``C``
+        [segment/s^3].
 
     References
     ----------
@@ -254,6 +286,12 @@ def mathis_from_sawtooth() -> Derivation:
     The window grows by one segment per RTT from W/2 to W, then halves. One cycle lasts
     W/2 RTTs and carries (3/8) W^2 segments, one of them lost: p = 8 / (3 W^2). The
     average rate (3/4) W L / RTT becomes ``L / RTT * sqrt(3 / (2 p))``.
+
+    Returns
+    -------
+    Derivation
+        Solution ``rate`` in the symbols ``L`` (segment size), ``RTT`` and ``p`` (loss
+        probability [1]); with L in [bit] and RTT in [s] the rate is in [bit/s].
 
     References
     ----------

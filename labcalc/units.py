@@ -56,6 +56,16 @@ BASE_UNITS = ("bit/s", "byte", "s", "1", "packet")
 def bps(value):
     """Rate in bit/s, returned unchanged (for symmetry in user code).
 
+    Parameters
+    ----------
+    value : float or array_like
+        Rate [bit/s].
+
+    Returns
+    -------
+    float or ndarray
+        The same rate [bit/s], as a float.
+
     Examples
     --------
     >>> bps(1500.0)
@@ -66,6 +76,16 @@ def bps(value):
 
 def kbps(value):
     """Convert kbit/s to bit/s [bit/s] (SI kilo: 1 kbit/s = 1000 bit/s).
+
+    Parameters
+    ----------
+    value : float or array_like
+        Rate [kbit/s].
+
+    Returns
+    -------
+    float or ndarray
+        The rate [bit/s]: ``value * 1000``.
 
     Examples
     --------
@@ -78,6 +98,16 @@ def kbps(value):
 def Mbps(value):  # noqa: N802 - the conventional spelling of the unit
     """Convert Mbit/s to bit/s [bit/s].
 
+    Parameters
+    ----------
+    value : float or array_like
+        Rate [Mbit/s].
+
+    Returns
+    -------
+    float or ndarray
+        The rate [bit/s]: ``value * 1e6``.
+
     Examples
     --------
     >>> Mbps(1.5)
@@ -88,6 +118,16 @@ def Mbps(value):  # noqa: N802 - the conventional spelling of the unit
 
 def Gbps(value):  # noqa: N802
     """Convert Gbit/s to bit/s [bit/s].
+
+    Parameters
+    ----------
+    value : float or array_like
+        Rate [Gbit/s].
+
+    Returns
+    -------
+    float or ndarray
+        The rate [bit/s]: ``value * 1e9``.
 
     Examples
     --------
@@ -100,6 +140,16 @@ def Gbps(value):  # noqa: N802
 def ms(value):
     """Convert milliseconds to seconds [s].
 
+    Parameters
+    ----------
+    value : float or array_like
+        Time [ms].
+
+    Returns
+    -------
+    float or ndarray
+        The time [s]: ``value / 1000``.
+
     Examples
     --------
     >>> ms(150)
@@ -110,6 +160,16 @@ def ms(value):
 
 def us(value):
     """Convert microseconds to seconds [s].
+
+    Parameters
+    ----------
+    value : float or array_like
+        Time [us].
+
+    Returns
+    -------
+    float or ndarray
+        The time [s]: ``value / 1e6``.
 
     Examples
     --------
@@ -122,6 +182,16 @@ def us(value):
 def percent(value):
     """Convert a percentage to a fraction [1].
 
+    Parameters
+    ----------
+    value : float or array_like
+        Percentage [%].
+
+    Returns
+    -------
+    float or ndarray
+        The fraction [1]: ``value / 100``.
+
     Examples
     --------
     >>> percent(6.2)
@@ -132,6 +202,16 @@ def percent(value):
 
 def to_kbps(rate_bps):
     """Convert bit/s to kbit/s (for display).
+
+    Parameters
+    ----------
+    rate_bps : float or array_like
+        Rate [bit/s].
+
+    Returns
+    -------
+    float or ndarray
+        The rate [kbit/s].
 
     Examples
     --------
@@ -144,6 +224,16 @@ def to_kbps(rate_bps):
 def to_Mbps(rate_bps):  # noqa: N802
     """Convert bit/s to Mbit/s (for display).
 
+    Parameters
+    ----------
+    rate_bps : float or array_like
+        Rate [bit/s].
+
+    Returns
+    -------
+    float or ndarray
+        The rate [Mbit/s].
+
     Examples
     --------
     >>> to_Mbps(3_401_000.0)
@@ -155,6 +245,16 @@ def to_Mbps(rate_bps):  # noqa: N802
 def to_ms(time_s):
     """Convert seconds to milliseconds (for display).
 
+    Parameters
+    ----------
+    time_s : float or array_like
+        Time [s].
+
+    Returns
+    -------
+    float or ndarray
+        The time [ms].
+
     Examples
     --------
     >>> to_ms(0.3)
@@ -165,6 +265,16 @@ def to_ms(time_s):
 
 def to_percent(fraction):
     """Convert a fraction to a percentage (for display).
+
+    Parameters
+    ----------
+    fraction : float or array_like
+        Fraction [1].
+
+    Returns
+    -------
+    float or ndarray
+        The percentage [%].
 
     Examples
     --------
@@ -391,6 +501,18 @@ def scale_value(value: float, factor: float) -> float:
     ``300 * 0.001`` is 0.30000000000000004 while ``300 / 1000`` is 0.3: dividing keeps
     values typed with a sub-unit (ms, %) exact.
 
+    Parameters
+    ----------
+    value : float
+        Number in some unit.
+    factor : float
+        Size of that unit in base units [1], e.g. 0.001 for ms.
+
+    Returns
+    -------
+    float
+        ``value`` in base units.
+
     Examples
     --------
     >>> scale_value(300, 0.001), scale_value(6.2, 0.01), scale_value(4.69, 1e6)
@@ -495,6 +617,11 @@ def format_quantity(value: float, unit: str, digits: int = 4) -> str:
         Its base unit; fractions ("1") are shown as percentages.
     digits : int, default 4
         Significant digits.
+
+    Returns
+    -------
+    str
+        The number with a prefixed unit, e.g. ``'4.69 Mbit/s'``.
 
     Examples
     --------

@@ -120,6 +120,14 @@ class Explorer(W.VBox):
         Duration of the last refresh (compute + readout + redraw + PNG) [s].
     last_refresh_cpu_s : float
         CPU time of the process during the last refresh [s] (the same on a busy machine).
+
+    Examples
+    --------
+    >>> slider = W.IntSlider(value=1000, min=1, max=9000, description="data [B]")
+    >>> ex = Explorer({"payload_bytes": slider}, framing_values, framing_readout)
+    >>> ex.set(payload_bytes=1472)
+    >>> ex.values["counted_bytes"], ex.image is None
+    (1538, True)
     """
 
     #: Resolution of the PNG the widget shows [dots per inch].
@@ -287,6 +295,16 @@ def framing_values(payload_bytes=1000, mtu_bytes=1500, transport="udp", accounti
 def framing_readout(values) -> str:
     """The framing explorer's text.
 
+    Parameters
+    ----------
+    values : dict
+        The result of :func:`framing_values`.
+
+    Returns
+    -------
+    str
+        One ``label  value`` line per quantity, rates in [kbit/s].
+
     Examples
     --------
     >>> print(framing_readout(framing_values()))  # doctest: +NORMALIZE_WHITESPACE
@@ -328,6 +346,25 @@ def _draw_framing(ax, v, settings):
 def framing_explorer(payload_bytes=1000, mtu_bytes=1500, transport="udp", accounting="wire",
                      link_mbps=5.0) -> Explorer:
     """Payload size, MTU, transport and accounting -> efficiency curve and maximum goodput.
+
+    Parameters
+    ----------
+    payload_bytes : int, default 1000
+        Initial application data per datagram or write [byte].
+    mtu_bytes : {576, 1280, 1500, 4000, 9000}, default 1500
+        Initial link MTU [byte].
+    transport : {"udp", "tcp"}, default "udp"
+        Initial transport.
+    accounting : {"wire", "frame", "tc", "ip"}, default "wire"
+        Initial byte accounting (see :mod:`labcalc.framing`).
+    link_mbps : float, default 5.0
+        Initial link rate [Mbit/s].
+
+    Returns
+    -------
+    Explorer
+        The widget: controls, readout and figure; its ``values`` hold the result of
+        :func:`framing_values` for the current settings.
 
     Examples
     --------
@@ -396,6 +433,16 @@ def udp_split_values(h1_mbps=1.0, h2_mbps=4.0, bottleneck_mbps=5.0, accounting="
 def udp_split_readout(values) -> str:
     """The UDP-split explorer's text.
 
+    Parameters
+    ----------
+    values : dict
+        The result of :func:`udp_split_values`.
+
+    Returns
+    -------
+    str
+        One ``label  value`` line per quantity, rates in [Mbit/s] and losses in [%].
+
     Examples
     --------
     >>> print(udp_split_readout(udp_split_values(1, 9, 5)))  # doctest: +NORMALIZE_WHITESPACE
@@ -429,6 +476,21 @@ def _draw_udp_split(ax, v, settings):
 
 def udp_split_explorer(h1_mbps=1.0, h2_mbps=4.0, bottleneck_mbps=5.0, accounting="wire") -> Explorer:
     """The two sending rates and the bottleneck -> goodputs and losses (stacked bars).
+
+    Parameters
+    ----------
+    h1_mbps, h2_mbps : float, default 1.0 and 4.0
+        Initial application rates of the two UDP clients [Mbit/s].
+    bottleneck_mbps : float, default 5.0
+        Initial rate of r1-eth1 [Mbit/s].
+    accounting : {"wire", "tc"}, default "wire"
+        Initial byte accounting.
+
+    Returns
+    -------
+    Explorer
+        The widget: controls, readout and figure; its ``values`` hold the result of
+        :func:`udp_split_values` for the current settings.
 
     Examples
     --------
@@ -519,6 +581,16 @@ def tcp_udp_values(h2_udp_mbps=4.0, loss_pct=22.0, rtt_ms=60.0, segment_bytes=28
 def tcp_udp_readout(values) -> str:
     """The TCP-vs-UDP explorer's text.
 
+    Parameters
+    ----------
+    values : dict
+        The result of :func:`tcp_udp_values`.
+
+    Returns
+    -------
+    str
+        One ``label  value`` line per quantity, rates in [kbit/s] or [Mbit/s].
+
     Examples
     --------
     >>> print(tcp_udp_readout(tcp_udp_values(9, 52, 54)))  # doctest: +NORMALIZE_WHITESPACE
@@ -565,6 +637,12 @@ def tcp_udp_explorer(measured=None, **settings) -> Explorer:
         Measured points drawn on the loss-throughput plot (e.g. B2 and B3).
     **settings
         Initial values of the controls (see :func:`tcp_udp_values`).
+
+    Returns
+    -------
+    Explorer
+        The widget: controls, readout and figure; its ``values`` hold the result of
+        :func:`tcp_udp_values` for the current settings.
 
     Examples
     --------
@@ -669,6 +747,16 @@ def collapse_values(c_mbps=10.0, a_mbps=1.0, shared_mbps=1.5, exit_mbps=0.5, acc
 def collapse_readout(values) -> str:
     """The collapse explorer's text.
 
+    Parameters
+    ----------
+    values : dict
+        The result of :func:`collapse_values`.
+
+    Returns
+    -------
+    str
+        One ``label  value`` line per quantity, rates in [kbit/s].
+
     Examples
     --------
     >>> print(collapse_readout(collapse_values(10)))  # doctest: +NORMALIZE_WHITESPACE
@@ -708,7 +796,15 @@ def collapse_explorer(measured=None, c_mbps=10.0) -> Explorer:
     Parameters
     ----------
     measured : dict label -> (c_mbps, total_goodput_bps), optional
-        Measured totals drawn on the curve.
+        Measured totals drawn on the curve ([Mbit/s], [bit/s]).
+    c_mbps : float, default 10.0
+        Initial rate C puts on its access link [Mbit/s].
+
+    Returns
+    -------
+    Explorer
+        The widget: controls, readout and figure; its ``values`` hold the result of
+        :func:`collapse_values` for the current settings.
 
     Examples
     --------
@@ -803,6 +899,16 @@ def rtt_fairness_values(y_ms=500.0, base_rtt_ms=300.0, bottleneck_mbps=5.0, acco
 def rtt_fairness_readout(values) -> str:
     """The RTT-fairness explorer's text.
 
+    Parameters
+    ----------
+    values : dict
+        The result of :func:`rtt_fairness_values`.
+
+    Returns
+    -------
+    str
+        One ``label  value`` line per quantity, rates in [kbit/s].
+
     Examples
     --------
     >>> print(rtt_fairness_readout(rtt_fairness_values(1000)))  # doctest: +NORMALIZE_WHITESPACE
@@ -844,6 +950,14 @@ def rtt_fairness_explorer(measured=None, y_ms=500.0) -> Explorer:
     ----------
     measured : dict label -> (list of Y [ms], list of h1 shares [0..1]), optional
         Measured shares drawn as points (e.g. CUBIC and Reno at D2 and D3).
+    y_ms : float, default 500.0
+        Initial extra delay Y on h1's path [ms].
+
+    Returns
+    -------
+    Explorer
+        The widget: controls, readout and figure; its ``values`` hold the result of
+        :func:`rtt_fairness_values` for the current settings.
 
     Examples
     --------
@@ -1019,6 +1133,16 @@ def parking_lot_values(c1_mbps=5.0, c2_mbps=5.0, alpha=2.0, solver="newton"):
 def parking_lot_readout(values) -> str:
     """The parking-lot explorer's text (Mbit/s, 4 decimals).
 
+    Parameters
+    ----------
+    values : dict
+        The result of :func:`parking_lot_values`.
+
+    Returns
+    -------
+    str
+        One ``label  value`` line per quantity: a table of rates in [Mbit/s].
+
     Examples
     --------
     >>> print(parking_lot_readout(parking_lot_values(5, 5, 2.0)))  # doctest: +NORMALIZE_WHITESPACE
@@ -1054,6 +1178,17 @@ def _draw_parking_lot(ax, v, settings):
 
 def parking_lot_explorer(alpha=2.0) -> Explorer:
     """Capacities and alpha -> max-min, proportional and alpha-fair rates (grouped bars).
+
+    Parameters
+    ----------
+    alpha : float, default 2.0
+        Initial fairness parameter of the alpha-fair allocation [1], > 0.
+
+    Returns
+    -------
+    Explorer
+        The widget: controls, readout and figure; its ``values`` hold the result of
+        :func:`parking_lot_values` for the current settings.
 
     Examples
     --------
@@ -1137,6 +1272,16 @@ def buffer_values(buffer_packets=1000, rate_mbps=5.0, segments_per_entry=2, acco
 def buffer_readout(values) -> str:
     """The buffer explorer's text.
 
+    Parameters
+    ----------
+    values : dict
+        The result of :func:`buffer_values`.
+
+    Returns
+    -------
+    str
+        One ``label  value`` line per quantity, delays in [ms].
+
     Examples
     --------
     >>> print(buffer_readout(buffer_values(1000, 5, 1, "wire")))  # doctest: +NORMALIZE_WHITESPACE
@@ -1184,6 +1329,12 @@ def buffer_explorer(measured=None) -> Explorer:
         ``"range ..." -> (low_s, high_s)`` draws a shaded band (a measured RTT range);
         other ``label -> delay_s`` entries draw points at the current queue limit.
 
+    Returns
+    -------
+    Explorer
+        The widget: controls, readout and figure; its ``values`` hold the result of
+        :func:`buffer_values` for the current settings.
+
     Examples
     --------
     >>> ex = buffer_explorer(measured={"range of measured RTTs": (2.0, 5.0)})
@@ -1213,6 +1364,24 @@ def answer_values(answer="", expected=4_690_431.5, unit="kbit/s", rtol=0.01, alt
     ``alternatives`` are the values of scenario-dependent slips, passed to
     :func:`labcalc.grading.check` (e.g. ``{"wire_vs_shaper": ...}``).
 
+    Parameters
+    ----------
+    answer : str or float, default ""
+        What the student typed; an empty text means "not answered yet".
+    expected : float, default 4690431.5
+        The expected value [base units, e.g. bit/s].
+    unit : str, default "kbit/s"
+        Unit of the question, used for a bare number.
+    rtol : float, default 0.01
+        Relative tolerance [1].
+    alternatives : dict, optional
+        Slip code -> the value a student making that slip finds [base units].
+
+    Returns
+    -------
+    dict
+        ``correct`` (bool) and ``message`` (the verdict, one line).
+
     Examples
     --------
     >>> answer_values("4.69 Mbit/s")["correct"]
@@ -1228,6 +1397,16 @@ def answer_values(answer="", expected=4_690_431.5, unit="kbit/s", rtol=0.01, alt
 def answer_readout(values) -> str:
     """The answer checker's text: the verdict line.
 
+    Parameters
+    ----------
+    values : dict
+        The result of :func:`answer_values`.
+
+    Returns
+    -------
+    str
+        The verdict line (``values["message"]``).
+
     Examples
     --------
     >>> answer_readout(answer_values("4690 kbps"))
@@ -1241,6 +1420,27 @@ def answer_checker(expected=None, unit="kbit/s", rtol=0.01, question="Q4", alter
 
     With the defaults it checks handout Q4 (maximum UDP goodput) and recognises the
     Linux shaper's value as the "wire vs shaper" slip.
+
+    Parameters
+    ----------
+    expected : float, optional
+        The expected value [base units]; by default the lab 5 answer to ``question``
+        (and its shaper value as the ``"wire_vs_shaper"`` alternative).
+    unit : str, default "kbit/s"
+        Unit of the question, used for a bare number.
+    rtol : float, default 0.01
+        Relative tolerance [1].
+    question : str, default "Q4"
+        Question id: the label of the text box and, without ``expected``, the answer
+        looked up.
+    alternatives : dict, optional
+        Slip code -> the value a student making that slip finds [base units].
+
+    Returns
+    -------
+    Explorer
+        The widget: controls, readout (no figure); its ``values`` hold the result of
+        :func:`answer_values` for the current settings.
 
     Examples
     --------

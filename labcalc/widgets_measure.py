@@ -74,6 +74,19 @@ def _check(name, value, low=0.0, strict=True):
 def link_packet_bytes(mss_bytes=1448, header_bytes=HEADER_BYTES) -> float:
     """Bytes one full-size TCP packet costs the bottleneck [byte].
 
+    Parameters
+    ----------
+    mss_bytes : float, default 1448
+        Segment size [byte], > 0.
+    header_bytes : float, default 66
+        Bytes the link counts beyond the payload [byte], >= 0 (IP 20, TCP 20 + 12 of
+        timestamps, Ethernet header 14).
+
+    Returns
+    -------
+    float
+        ``mss_bytes + header_bytes`` [byte].
+
     Examples
     --------
     >>> link_packet_bytes(1448), link_packet_bytes(340, 62)
@@ -238,6 +251,16 @@ def sawtooth_values(rate_mbps=1.5, base_rtt_ms=30.0, buffer_packets=100, mss_byt
 def sawtooth_readout(values) -> str:
     """The sawtooth explorer's text.
 
+    Parameters
+    ----------
+    values : dict
+        The result of :func:`sawtooth_values`.
+
+    Returns
+    -------
+    str
+        The text shown under the controls, times in [ms] or [s].
+
     Examples
     --------
     >>> print(sawtooth_readout(sawtooth_values(1.5, 30.45, 20)))  # doctest: +NORMALIZE_WHITESPACE
@@ -310,6 +333,22 @@ def sawtooth_explorer(measured=None, rate_mbps=1.5, base_rtt_ms=30.0, buffer_pac
     measured : dict, optional
         ``label -> (times_s, windows_packets)`` drawn as points over the model
         (a recorded trace).
+    rate_mbps : float, default 1.5
+        Initial bottleneck rate [Mbit/s].
+    base_rtt_ms : float, default 30.0
+        Initial RTT without queueing [ms].
+    buffer_packets : int, default 100
+        Initial queue limit [packets].
+    mss_bytes : int, default 1448
+        Initial segment size [byte].
+    algorithm : {"reno", "cubic"}, default "reno"
+        Initial congestion control algorithm.
+
+    Returns
+    -------
+    labcalc.widgets.Explorer
+        The widget: controls, readout and figure; its ``values`` hold the result of
+        :func:`sawtooth_values` for the current settings.
 
     Examples
     --------
@@ -406,6 +445,16 @@ def download_values(page_bytes=178_000, rtt_ms=32.0, share_mbps=1.5, iw_segments
 def download_readout(values) -> str:
     """One line per round, then the total.
 
+    Parameters
+    ----------
+    values : dict
+        The result of :func:`download_values`.
+
+    Returns
+    -------
+    str
+        The text shown under the controls: one line per round, then the total time [s] and goodput [kbit/s].
+
     Examples
     --------
     >>> print(download_readout(download_values(178_000, 32.3, 1.5)))
@@ -430,6 +479,23 @@ def bufferbloat_values(buffer_packets=100, rate_mbps=1.5, base_rtt_ms=30.0, page
     The sawtooth (:func:`sawtooth_values`) gives the RTT band; the page
     (:func:`download_values`) sees the average RTT and ``share`` of the link.
 
+    Parameters
+    ----------
+    buffer_packets : float, default 100
+        Queue limit of the bottleneck [packets], >= 0.
+    rate_mbps : float, default 1.5
+        Bottleneck rate [Mbit/s], > 0.
+    base_rtt_ms : float, default 30.0
+        RTT without queueing [ms], > 0.
+    page_kbytes : float, default 178.0
+        Size of the page [kB] (1 kB = 1000 bytes).
+    iw_segments : int, default 10
+        Initial window of the page's connection [segments].
+    share : float, default 0.5
+        Share of the link the page's connection gets next to the long flow [1], > 0.
+    mss_bytes : float, default 1448
+        Segment size [byte].
+
     Returns
     -------
     dict
@@ -453,6 +519,16 @@ def bufferbloat_values(buffer_packets=100, rate_mbps=1.5, base_rtt_ms=30.0, page
 
 def bufferbloat_readout(values) -> str:
     """The bufferbloat explorer's text.
+
+    Parameters
+    ----------
+    values : dict
+        The result of :func:`bufferbloat_values`.
+
+    Returns
+    -------
+    str
+        The text shown under the controls, delays in [ms] and times in [s].
 
     Examples
     --------
@@ -496,6 +572,14 @@ def bufferbloat_explorer(measured=None, buffer_packets=100):
     measured : dict, optional
         ``label -> (low_s, high_s)`` drawn as shaded RTT bands (e.g. measured ping ranges),
         or ``label -> rtt_s`` drawn as horizontal lines.
+    buffer_packets : int, default 100
+        Initial queue limit [packets].
+
+    Returns
+    -------
+    labcalc.widgets.Explorer
+        The widget: controls, readout and figure; its ``values`` hold the result of
+        :func:`bufferbloat_values` for the current settings.
 
     Examples
     --------
@@ -535,6 +619,17 @@ def implied_loss(rate_bps, rtt_s, mss_bytes=1448, model="reno", beta=0.7, c=0.4)
         ``"reno"``: Mathis with c = sqrt(3/2), p = (c 8 L / (RTT R))^2. ``"cubic"``: the
         RFC 9438 average window k (RTT / p)^(3/4) solved for p (its cubic region; if that
         p puts CUBIC in its Reno-friendly region, the Reno value 1.2 / sqrt(p) is used).
+    mss_bytes : float, default 1448
+        Segment size L [byte], > 0.
+    beta : float, default 0.7
+        CUBIC's window multiplier on a loss [1] (``model="cubic"`` only).
+    c : float, default 0.4
+        CUBIC's C [packets / s^3] (``model="cubic"`` only).
+
+    Returns
+    -------
+    float
+        Loss rate p [1], at most 1.
 
     Examples
     --------
@@ -569,6 +664,34 @@ def round_model_rate(duration_s, rate_bps, rtt_s, loss, mss_bytes=1448, algorith
     floor, x beta on a loss). A loss happens every 1/p segments sent (deterministic); a
     round lasts max(RTT, W S 8 / rate) and a window larger than the pipe plus nothing
     (no buffer) is capped at the link rate.
+
+    Parameters
+    ----------
+    duration_s : float
+        Length of the test [s], > 0.
+    rate_bps : float
+        Link rate [bit/s], > 0.
+    rtt_s : float
+        Round-trip time [s], > 0.
+    loss : float
+        Loss rate p [1], > 0: one loss every 1/p segments sent.
+    mss_bytes : float, default 1448
+        Segment size S [byte], > 0.
+    algorithm : {"reno", "cubic"}, default "reno"
+        Window growth after the first loss.
+    iw_segments : float, default 10
+        Initial window [segments].
+    header_bytes : float, default 66
+        Bytes per packet beyond the MSS that the link carries [byte].
+    beta : float, optional
+        Window multiplier on a loss [1] (0.5 for Reno, 0.7 for CUBIC by default).
+    c : float, default 0.4
+        CUBIC's C [packets / s^3].
+
+    Returns
+    -------
+    float
+        Average goodput over the test [bit/s]: MSS bytes delivered / ``duration_s``.
 
     Examples
     --------
@@ -621,6 +744,21 @@ def response_values(rtt_ms=420.0, loss_pct=0.1, link_mbps=100.0, mss_bytes=1448,
                     rto_s=1.0):
     """What the loss-throughput models predict for one RTT and loss rate, capped by the link.
 
+    Parameters
+    ----------
+    rtt_ms : float, default 420.0
+        Round-trip time [ms], > 0.
+    loss_pct : float, default 0.1
+        Loss rate [%], in (0, 100].
+    link_mbps : float, default 100.0
+        Link rate [Mbit/s], > 0.
+    mss_bytes : float, default 1448
+        Segment size [byte], > 0.
+    duration_s : float, default 60.0
+        Length of the test for the round-by-round models [s].
+    rto_s : float, default 1.0
+        Retransmission timeout T0 of the PFTK model [s].
+
     Returns
     -------
     dict
@@ -666,6 +804,16 @@ def response_values(rtt_ms=420.0, loss_pct=0.1, link_mbps=100.0, mss_bytes=1448,
 def response_readout(values) -> str:
     """The response explorer's text.
 
+    Parameters
+    ----------
+    values : dict
+        The result of :func:`response_values`.
+
+    Returns
+    -------
+    str
+        The text shown under the controls, rates in [Mbit/s].
+
     Examples
     --------
     >>> print(response_readout(response_values(420, 0.1, 100)))  # doctest: +NORMALIZE_WHITESPACE
@@ -702,6 +850,18 @@ def response_explorer(measured=None, rtt_ms=420.0, loss_pct=0.1, link_mbps=100.0
     ----------
     measured : dict, optional
         ``label -> (loss_fraction, rate_bps)`` drawn as points.
+    rtt_ms : float, default 420.0
+        Initial round-trip time [ms].
+    loss_pct : float, default 0.1
+        Initial loss rate [%].
+    link_mbps : float, default 100.0
+        Initial link rate [Mbit/s].
+
+    Returns
+    -------
+    labcalc.widgets.Explorer
+        The widget: controls, readout and figure; its ``values`` hold the result of
+        :func:`response_values` for the current settings.
 
     Examples
     --------
@@ -781,6 +941,27 @@ def chiu_jain_values(policy="AIMD", x0=0.8, y0=0.1, capacity=1.0, increase=0.02,
     (multiplicatively to ``decrease_to``, or additively by ``decrease_by``). Flow 2 may
     use its own ``increase_2`` / ``decrease_to_2`` (seed 004's competing AIMD).
 
+    Parameters
+    ----------
+    policy : {"AIMD", "AIAD", "MIMD", "MIAD"}, default "AIMD"
+        Increase rule (additive or multiplicative) then decrease rule.
+    x0, y0 : float, default 0.8 and 0.1
+        Starting rates of the two flows [same unit as ``capacity``].
+    capacity : float, default 1.0
+        Capacity of the link [any rate unit], > 0.
+    increase : float, default 0.02
+        Additive increase per step [unit of ``capacity``].
+    decrease_to : float, default 0.5
+        Multiplicative decrease: rate multiplier on congestion [1].
+    decrease_by : float, default 0.02
+        Additive decrease per step [unit of ``capacity``].
+    factor : float, default 1.05
+        Multiplicative increase: rate multiplier per step [1].
+    steps : int, default 300
+        Number of feedback steps.
+    increase_2, decrease_to_2 : float, optional
+        Flow 2's own ``increase`` and ``decrease_to`` (by default flow 1's).
+
     Returns
     -------
     dict
@@ -828,6 +1009,16 @@ def chiu_jain_values(policy="AIMD", x0=0.8, y0=0.1, capacity=1.0, increase=0.02,
 def chiu_jain_readout(values) -> str:
     """The Chiu-Jain explorer's text.
 
+    Parameters
+    ----------
+    values : dict
+        The result of :func:`chiu_jain_values`.
+
+    Returns
+    -------
+    str
+        The text shown under the controls, shares and utilisation in [%].
+
     Examples
     --------
     >>> print(chiu_jain_readout(chiu_jain_values("AIAD")))  # doctest: +NORMALIZE_WHITESPACE
@@ -853,6 +1044,17 @@ def _draw_chiu_jain(ax, v, settings):
 
 def chiu_jain_explorer(policy="AIMD"):
     """Policy, starting point and decrease factors -> the two-flow trajectory.
+
+    Parameters
+    ----------
+    policy : {"AIMD", "AIAD", "MIMD", "MIAD"}, default "AIMD"
+        Initial policy.
+
+    Returns
+    -------
+    labcalc.widgets.Explorer
+        The widget: controls, readout and figure; its ``values`` hold the result of
+        :func:`chiu_jain_values` for the current settings.
 
     Examples
     --------

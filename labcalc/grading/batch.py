@@ -76,6 +76,13 @@ class Problem:
         its position + 2, as a spreadsheet would number it.
     reason : str
         What is wrong, in a few words; student text in it is quoted with ``repr``.
+
+    Examples
+    --------
+    >>> res = grade(read_answers(b"student,question,answer\\nada,Q4,4.69 Mbit/s\\nbob,Q99,1\\n"))
+    >>> p = res.problems[0]
+    >>> p.row, p.reason[:22]
+    (3, "unknown question 'Q99'")
     """
 
     row: int
@@ -99,6 +106,12 @@ class AnswerSheet:
         Whether the file has a ``variant`` column.
     source : str
         Name of the file, for messages.
+
+    Examples
+    --------
+    >>> sheet = read_answers(b"student,question,answer\\nada,Q4,4.69 Mbit/s\\n")
+    >>> sheet.answers["question"].tolist(), sheet.has_variant, sheet.problems
+    (['Q4'], False, ())
     """
 
     answers: object
@@ -113,6 +126,16 @@ def csv_safe(value):
     Text starting with ``=``, ``+``, ``-``, ``@``, a tab or a line break (after any
     spaces) gets a leading apostrophe, so spreadsheets show it as text instead of
     running it. Other values are returned unchanged.
+
+    Parameters
+    ----------
+    value : object
+        A cell of a table about to be written as CSV.
+
+    Returns
+    -------
+    object
+        ``value``, with ``"'"`` prepended when it is a text a spreadsheet would run.
 
     Examples
     --------
@@ -366,6 +389,12 @@ class GradeResult:
         Rows skipped while reading or grading.
     lab, accounting, source : str
         The lab, the accounting of its answer key, and the name of the answers file.
+
+    Examples
+    --------
+    >>> res = grade(read_answers(b"student,question,answer\\nada,Q4,4.69 Mbit/s\\n"))
+    >>> res.lab, res.grades["student"].tolist(), res.grades["total"].tolist()
+    ('lab5', ['ada'], [1.0])
     """
 
     detail: object
@@ -656,6 +685,23 @@ def _stats(detail, module, ids, point_values):
 
 def grade_file(path, lab: str = "lab5", *, max_bytes: int = DEFAULT_MAX_BYTES, **options) -> GradeResult:
     """:func:`read_answers` then :func:`grade` (options as in :func:`grade`).
+
+    Parameters
+    ----------
+    path : str, Path, bytes or file object
+        The answers file (as for :func:`read_answers`).
+    lab : str, default "lab5"
+        The lab whose answer keys grade the file.
+    max_bytes : int
+        Files larger than this [byte] are refused without being read.
+    **options
+        Passed to :func:`grade`: ``salt``, ``accounting``, ``credit``, ``sigfigs``,
+        ``points``, ``jobs``.
+
+    Returns
+    -------
+    GradeResult
+        Grades, per-answer feedback and statistics.
 
     Examples
     --------

@@ -51,6 +51,12 @@ class ParsedAnswer:
         ``"ok"``, ``"empty"``, ``"unreadable"``, ``"missing_unit"`` or ``"wrong_unit"``.
     reason : str
         Why the answer could not be used (empty when ``status == "ok"``).
+
+    Examples
+    --------
+    >>> p = parse_answer("4.69 Mbit/s", "bit/s")
+    >>> p.value, p.unit, p.status
+    (4690000.0, 'bit/s', 'ok')
     """
 
     value: float
@@ -170,6 +176,12 @@ class CheckResult:
         recognised reason).
     unit : str
         Base unit of ``expected`` and ``given``.
+
+    Examples
+    --------
+    >>> r = check("4690 kbit/s", 4_690_431.5, unit="Mbit/s")
+    >>> r.correct, r.score, r.given, r.unit
+    (True, 1.0, 4690000.0, 'bit/s')
     """
 
     correct: bool

@@ -117,6 +117,11 @@ def credit_table(credit: Mapping[str, float] | None = None) -> dict[str, float]:
     credit : mapping, optional
         Diagnosis code -> share of the points kept, between 0 and 1.
 
+    Returns
+    -------
+    dict of str -> float
+        Share of the points kept [1] for every code of :data:`SLIPS`.
+
     Raises
     ------
     ValueError

@@ -59,6 +59,12 @@ class AnswerKey:
     alternatives : mapping of str to ndarray
         For each context slip, the value a student making it would find (NaN where
         the slip does not apply).
+
+    Examples
+    --------
+    >>> key = answer_key("lab5", 0)
+    >>> key.ids[:2], round(float(key.values[1]) / 1e3, 1), key.display_units[1]
+    (('Q3', 'Q4'), 4690.4, 'Mbit/s')
     """
 
     lab: str

@@ -64,6 +64,48 @@ class Params:
 
     Rates are application data rates [bit/s] unless the name says otherwise; links are
     shaper rates [bit/s]; times in [s]; sizes in [byte].
+
+    Attributes
+    ----------
+    bottleneck_bps : float
+        Shaper rate of r1-eth1 in section 1 [bit/s].
+    udp_payload_bytes : int
+        UDP payload of one datagram [byte].
+    tcp_segment_bytes : int
+        TCP segment as the capture shows it (two MSS with offload) [byte].
+    tcp_options_bytes : int
+        TCP options per segment (timestamps) [byte].
+    mss_bytes : int
+        Maximum segment size [byte].
+    h1_udp_bps : float
+        Application rate of h1's UDP flow [bit/s].
+    h2_udp_bps : tuple of 3 float
+        Application rate of h2's UDP flow in scenarios A1/B1, A2/B2, A3/B3 [bit/s].
+    b_loss : tuple of 2 float
+        Measured loss of h2's UDP flow in B2 and B3 [1].
+    b_rtt_s : tuple of 2 float
+        Measured TCP RTT in B2 and B3 [s].
+    a_access_bps, c_access_bps, shared_bps, cd_exit_bps, ab_exit_bps : float
+        Link rates of the congestion-collapse network of section 2 [bit/s].
+    h3_delay_s : float
+        Delay added on h3-eth0 in section 3.1 [s]; it is the RTT of a connection to
+        h3 without queueing (Q29), the base RTT of scenarios D1-D3.
+    d1_connections : tuple of 2 int
+        Number of TCP connections of h1 and h2 in scenario D1.
+    extra_delay_s : tuple of 2 float
+        Extra delay Y in scenarios D2 and D3 [s].
+    lab53_bottleneck_bps : tuple of 2 float
+        Rates of the two bottlenecks of section 3.3 (router 1, router 2) [bit/s].
+    lab53_one_way_delay_s : float
+        One-way delay of the access links of section 3.3 [s].
+    lab53_rtt_s : tuple of 3 float
+        Measured average RTTs of 1to2, 1to3 and 2to3 [s].
+
+    Examples
+    --------
+    >>> p = Params(bottleneck_bps=10e6)
+    >>> p.bottleneck_bps, p.udp_payload_bytes
+    (10000000.0, 1000)
     """
 
     # Section 1: h1, h2 -> r1 -> h3
@@ -166,6 +208,12 @@ class Answer:
     paired : bool
         For a goodput: the handout also asks for the matching link rate, so a
         student who copies that rate is diagnosed as "rate given for goodput".
+
+    Examples
+    --------
+    >>> a = get_answer("Q4")
+    >>> a.question, a.unit, round(a.value() / 1e3, 1)
+    ('Q4', 'bit/s', 4690.4)
     """
 
     question: str
@@ -214,6 +262,23 @@ def network_lab51(p: Params, h2_udp_bps: float, with_tcp: bool = False, accounti
 
     UDP demands are link rates: application rate x bytes counted per payload byte.
 
+    Parameters
+    ----------
+    p : Params
+        The scenario (``Params()`` for the handout's numbers).
+    h2_udp_bps : float
+        Application rate of h2's UDP flow [bit/s].
+    with_tcp : bool, default False
+        Add h2's TCP connection (flow ``"h2_tcp"``, no demand: it takes what it gets).
+    accounting : {"wire", "frame", "tc", "ip"}, default "wire"
+        Which bytes of a packet the links count (see :mod:`labcalc.framing`).
+
+    Returns
+    -------
+    labcalc.network.Network
+        Links ``h1-eth0``, ``h2-eth0`` (1 Gbit/s) and ``r1-eth1`` (the bottleneck);
+        flows ``h1_udp``, ``h2_udp`` (and ``h2_tcp``).
+
     Examples
     --------
     >>> net = network_lab51(Params(), 4e6)
@@ -236,6 +301,21 @@ def network_lab51(p: Params, h2_udp_bps: float, with_tcp: bool = False, accounti
 
 def network_lab52(p: Params, transport: str = "udp", accounting: str = "wire"):
     """The Figure 2 network (congestion collapse): flows AB and CD over five links.
+
+    Parameters
+    ----------
+    p : Params
+        The scenario (``Params()`` for the handout's numbers).
+    transport : {"udp", "tcp"}, default "udp"
+        Transport of both flows; sets their efficiency (payload share of the frames).
+    accounting : {"wire", "frame", "tc", "ip"}, default "wire"
+        Which bytes of a packet the links count (see :mod:`labcalc.framing`).
+
+    Returns
+    -------
+    labcalc.network.Network
+        Links ``A-N1``, ``C-N1``, ``N1-N2``, ``N2-D``, ``N2-B``; flows ``AB`` and ``CD``
+        without demands.
 
     Examples
     --------
@@ -261,6 +341,19 @@ def network_lab52(p: Params, transport: str = "udp", accounting: str = "wire"):
 
 def network_lab53(p: Params, accounting: str = "wire"):
     """The Figure 3 network: 1to3 crosses both 5 Mbit/s bottlenecks.
+
+    Parameters
+    ----------
+    p : Params
+        The scenario (``Params()`` for the handout's numbers).
+    accounting : {"wire", "frame", "tc", "ip"}, default "wire"
+        Which bytes of a packet the links count (see :mod:`labcalc.framing`).
+
+    Returns
+    -------
+    labcalc.network.Network
+        Flows ``1to3``, ``1to2`` and ``2to3`` (TCP, with their RTTs [s]) over the two
+        bottlenecks ``r1-eth1`` and ``r2-eth2``.
 
     Examples
     --------
@@ -288,6 +381,20 @@ def network_lab53(p: Params, accounting: str = "wire"):
 def udp_split(p: Params, scenario: int, accounting: str = "wire"):
     """Scenario A1/A2/A3 (``scenario`` = 0, 1, 2) through the drop-tail bottleneck.
 
+    Parameters
+    ----------
+    p : Params
+        The scenario (``Params()`` for the handout's numbers).
+    scenario : {0, 1, 2}
+        Index into ``p.h2_udp_bps``: scenario A1, A2 or A3.
+    accounting : {"wire", "frame", "tc", "ip"}, default "wire"
+        Which bytes of a packet the links count (see :mod:`labcalc.framing`).
+
+    Returns
+    -------
+    labcalc.openloop.FifoResult
+        Rates, goodputs and losses of the UDP flows ``h1_udp`` and ``h2_udp`` [bit/s].
+
     Examples
     --------
     >>> res = udp_split(Params(), 1)
@@ -301,6 +408,18 @@ def udp_split(p: Params, scenario: int, accounting: str = "wire"):
 
 def collapse(p: Params, accounting: str = "wire"):
     """Section 2 without congestion control: A and C send at their access rates.
+
+    Parameters
+    ----------
+    p : Params
+        The scenario (``Params()`` for the handout's numbers).
+    accounting : {"wire", "frame", "tc", "ip"}, default "wire"
+        Which bytes of a packet the links count (see :mod:`labcalc.framing`).
+
+    Returns
+    -------
+    labcalc.openloop.FifoResult
+        Rates, goodputs and losses of flows ``AB`` and ``CD`` [bit/s].
 
     Examples
     --------
@@ -420,6 +539,12 @@ def precompute(params: "list[Params]", accountings=("wire",), chunk: int = 2000)
         The accountings whose answers will be asked for.
     chunk : int, default 2000
         Variants per union network.
+
+    Yields
+    ------
+    None
+        Nothing: inside the ``with`` block, :func:`answers`, :func:`answer_values` and
+        the answer keys of these variants use the precomputed results.
 
     Notes
     -----
@@ -784,6 +909,18 @@ def answer_values(params: Params | None = None, accounting: str = "wire"):
 
     What graders' answer keys use: the same computation without building a table.
 
+    Parameters
+    ----------
+    params : Params, optional
+        The scenario (the handout's by default).
+    accounting : {"wire", "frame", "tc", "ip"}, default "wire"
+        Which bytes of a packet the links count (see :mod:`labcalc.framing`).
+
+    Returns
+    -------
+    numpy.ndarray
+        One value per answer, in the answer's base unit (bit/s, byte, s or 1).
+
     Examples
     --------
     >>> v = answer_values()
@@ -802,6 +939,11 @@ def answer_values(params: Params | None = None, accounting: str = "wire"):
 
 def shaper_vs_wire(params: Params | None = None):
     """The answers under the handout's wire accounting and under the Linux shaper's.
+
+    Parameters
+    ----------
+    params : Params, optional
+        The scenario (the handout's by default).
 
     Returns
     -------
@@ -981,6 +1123,16 @@ def prompt_fields(params: Params | None = None) -> dict[str, str]:
 
 def get_answer(answer_id: str) -> Answer:
     """The :class:`Answer` with id ``answer_id`` (``"Q4"``, ``"Q13.6"``...).
+
+    Parameters
+    ----------
+    answer_id : str
+        Answer id: a question id, followed by ``.n`` for the n-th number it asks for.
+
+    Returns
+    -------
+    Answer
+        The answer of that id.
 
     Raises
     ------

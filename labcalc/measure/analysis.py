@@ -45,6 +45,12 @@ class SteadyState:
         too short or not stationary) or the batch means are strongly correlated.
     note : str
         Why the result is not reliable ("" otherwise).
+
+    Examples
+    --------
+    >>> res = steady_state(pd.Series([0.0, 2.0, 4.0] + [5.0, 5.2, 4.8, 5.1, 4.9] * 40))
+    >>> round(res.mean, 2), res.ci_low <= res.mean <= res.ci_high, res.n_batches > 1
+    (5.0, True, True)
     """
 
     mean: float
@@ -239,6 +245,14 @@ class CwndPhases:
         ``"bytes"`` or ``"segments"`` (unit of the cwnd columns).
     segment : float
         Segment size used to recognise a timeout (1 for segments) [unit].
+
+    Examples
+    --------
+    >>> trace = pd.DataFrame({"time_s": [0.0, 0.1, 0.2, 0.3, 0.4],
+    ...                       "cwnd_segments": [1, 2, 4, 8, 1]})
+    >>> ph = cwnd_phases(trace)
+    >>> ph.unit, ph.segment, ph.states.iloc[0]
+    ('segments', 1.0, 'slow-start')
     """
 
     transitions: pd.DataFrame
