@@ -212,6 +212,61 @@ def test_cwnd_phases_errors():
                       ssthresh=pd.DataFrame({"time_s": [0.0], "ssthresh_segments": [3]}))
 
 
+def test_cwnd_phases_without_ssthresh_inflation_then_deflation_is_one_loss():
+    # Reno: 16 -> 11 (= 8 + 3 segments), inflation 12, 13, deflation to ssthresh 8
+    trace = pd.DataFrame({"time_s": np.arange(11) * 0.1, "cwnd_segments": [1, 2, 4, 8, 16, 11, 12, 13, 8, 9, 10]})
+    tab = m.cwnd_phases(trace).table()
+    assert tab["event"].tolist() == ["start", "3 duplicate ACKs", "new ACK"]
+    assert tab["state"].tolist() == ["slow-start", "fast-recovery", "congestion-avoidance"]
+    assert tab["time_s"].tolist() == pytest.approx([0.0, 0.5, 0.8])
+    assert tab[["cwnd_before", "cwnd_after"]].iloc[2].tolist() == [13.0, 8.0]
+
+
+def test_cwnd_phases_ns3_seed001_style_trace_without_ssthresh():
+    """An ns-3 NewReno byte trace shaped like seed 001 (Table 1), read without its ssthresh."""
+    cwnd = m.read_ns3("tests/data/measure/ns3_newreno_seed001.cwnd")
+    res = m.cwnd_phases(cwnd)
+    tab = res.table()
+    assert tab["time_s"].tolist() == [0.0, 1.93189, 2.0, 3.26916]
+    assert tab["cwnd_before"].tolist()[1:] == [109480.0, 69190.0, 55170.0]
+    assert tab["cwnd_after"].tolist() == [340.0, 55590.0, 54570.0, 340.0]
+    assert tab["state"].tolist() == ["slow-start", "fast-recovery", "congestion-avoidance", "slow-start"]
+    assert tab["event"].tolist() == ["start", "3 duplicate ACKs", "new ACK", "timeout"]
+    assert res.segment == 340
+    assert res.time_in_state()["fast-recovery"] == pytest.approx(2.0 - 1.93189)
+
+
+def test_cwnd_phases_simulated_seed001_newreno_without_its_ssthresh_file():
+    cwnd = m.read_ns3("data/measurements/seed001/simulated/newreno-cwnd.data")
+    ssth = m.read_ns3("data/measurements/seed001/simulated/newreno-ssth.data")
+    alone = m.cwnd_phases(cwnd, segment_bytes=340).table()
+    both = m.cwnd_phases(cwnd, ssth, segment_bytes=340).table()
+    # Table 1 of seed 001: start, fast recovery (inflated up to the timeout), timeout
+    assert alone["event"].tolist()[:3] == ["start", "3 duplicate ACKs", "timeout"]
+    pd.testing.assert_frame_equal(alone.head(3), both.head(3))
+
+
+def test_cwnd_phases_without_ssthresh_same_story_as_with_it():
+    a = m.cwnd_phases(reno_trace()).table()
+    b = m.cwnd_phases(reno_trace().drop(columns="ssthresh_bytes")).table()
+    assert b["event"].tolist() == a["event"].tolist()
+    assert b["state"].tolist() == a["state"].tolist()
+    assert b["time_s"].tolist() == pytest.approx(a["time_s"].tolist())
+
+
+def test_cwnd_phases_without_ssthresh_no_inflation_keeps_every_loss():
+    # 1 s samples of a CUBIC flow (iperf3): each multiplicative decrease is a loss
+    cw = [10, 20, 40, 80, 56, 60, 64, 70, 49, 53, 58, 41]
+    tab = m.cwnd_phases(pd.DataFrame({"time_s": np.arange(len(cw)) * 1.0, "cwnd_segments": cw})).table()
+    assert tab["event"].tolist() == ["start"] + ["3 duplicate ACKs", "new ACK"] * 2 + ["3 duplicate ACKs"]
+    assert tab["time_s"].tolist() == [0.0, 4.0, 5.0, 8.0, 9.0, 11.0]
+    # a drop to half + 3 segments followed by growth of 5 segments a sample: no inflation after all
+    cw = [10, 20, 40, 23, 28, 33, 38, 22]
+    tab = m.cwnd_phases(pd.DataFrame({"time_s": np.arange(len(cw)) * 1.0, "cwnd_segments": cw})).table()
+    assert tab["event"].tolist() == ["start", "3 duplicate ACKs", "new ACK", "3 duplicate ACKs"]
+    assert tab["time_s"].tolist() == [0.0, 3.0, 4.0, 7.0]
+
+
 @settings(max_examples=50, deadline=None)
 @given(st.lists(st.integers(1, 500), min_size=2, max_size=200))
 def test_cwnd_phases_never_fails_and_states_are_known(cw):

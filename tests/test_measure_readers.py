@@ -144,6 +144,101 @@ def test_iperf2_recorded_outputs():
         assert (df["rate_bps"] >= 0).all()
 
 
+def test_iperf2_enhanced_inflight_cwnd_pkts_rtt_var():
+    """iperf 2.1.9+ -e: Write/Err Rtry InF(pkts)/Cwnd(pkts)/RTT(var) NetPwr (K = 1024 bytes)."""
+    df = m.read_iperf(DATA / "iperf2_enhanced_inflight.txt")
+    assert df["retransmits"].tolist() == [12, 0, 3]
+    assert df["writes"].tolist() == [899, 904, 888]
+    assert df["write_errors"].tolist() == [0, 0, 0]
+    assert df["inflight_bytes"].iloc[:2].tolist() == [356 * 1024, 398 * 1024]
+    assert df["inflight_segments"].iloc[:2].tolist() == [252, 281]
+    assert df["cwnd_bytes"].iloc[:2].tolist() == [369 * 1024, 411 * 1024]
+    assert df["cwnd_segments"].iloc[:2].tolist() == [261, 291]
+    assert df["rtt_s"].tolist() == pytest.approx([2932e-6, 3110e-6, 3005e-6])
+    assert df["rttvar_s"].tolist() == pytest.approx([85e-6, 92e-6, 70e-6])
+    # "NA/3005(70) us": no cwnd from the kernel, the RTT is still read
+    assert math.isnan(df["cwnd_bytes"].iloc[2]) and math.isnan(df["inflight_bytes"].iloc[2])
+    assert df["src"].iloc[0] == "10.0.0.1:44100" and df["dst"].iloc[0] == "10.0.0.2:5001"
+    assert df.attrs["malformed"] == {"count": 0, "lines": []}
+    (total,) = df.attrs["summary"]
+    assert (total["retransmits"], total["cwnd_segments"], total["end_s"]) == (15, 291, 3.0103)
+
+
+def test_iperf2_enhanced_wait_and_fq_rate_columns():
+    df = m.read_iperf(DATA / "iperf2_enhanced_fq.txt")
+    assert df["writes"].tolist() == [99, 95]
+    assert df["retransmits"].tolist() == [0, 2]
+    assert df["inflight_bytes"].tolist() == [190 * 1024, 127 * 1024]
+    assert df["inflight_segments"].tolist() == [135, 90]
+    assert df["cwnd_bytes"].tolist() == [207 * 1024, 207 * 1024]
+    assert df["cwnd_segments"].tolist() == [147, 147]
+    assert df["rtt_s"].tolist() == pytest.approx([403e-6, 384e-6])
+    assert "jitter_s" not in df  # "15.147 ms  99/0" is the Wait column, not UDP jitter and loss
+
+
+def test_iperf2_enhanced_old_cwnd_rtt_without_variance():
+    df = m.read_iperf(DATA / "iperf2_enhanced_old.txt")
+    assert df["retransmits"].tolist() == [0, 7]
+    assert df["cwnd_bytes"].tolist() == [2623 * 1024, 1311 * 1024]
+    assert df["rtt_s"].tolist() == pytest.approx([3254e-6, 2019e-6])
+    assert df["writes"].tolist() == [909, 896]
+    assert "rttvar_s" not in df and "cwnd_segments" not in df
+    assert df.attrs["summary"][0]["retransmits"] == 7
+
+
+def test_iperf2_out_of_order_lines_are_counted_not_malformed():
+    df = m.read_iperf(DATA / "iperf2_udp_server_ooo.txt")
+    assert df.attrs["malformed"] == {"count": 0, "lines": []}
+    assert df["lost_packets"].tolist() == [0, 37, 1]
+    assert df["packets"].tolist() == [851, 852, 851]
+    assert df["out_of_order"].tolist() == [3, 0, 1]
+    assert df.attrs["summary"][0]["out_of_order"] == 4
+    assert df["src"].iloc[0] == "10.0.0.1:47001" and df["dst"].iloc[0] == "10.0.0.2:5001"
+
+
+def test_iperf2_dual_test_sides_per_connection():
+    df = m.read_iperf(DATA / "iperf2_dual.txt")
+    assert df.attrs["side"] == "dual"
+    sent = df[df["stream"] == "3"]
+    received = df[df["stream"] == "5"]
+    assert sent["src"].unique().tolist() == ["10.0.0.1:48200"] and sent["dst"].unique().tolist() == ["10.0.0.2:5001"]
+    assert received["src"].unique().tolist() == ["10.0.0.2:39100"]
+    assert received["dst"].unique().tolist() == ["10.0.0.1:5001"]
+    assert received["bytes"].tolist() == [640 * 1024, 768 * 1024]
+    assert [s["stream"] for s in df.attrs["summary"]] == ["3", "5"]
+
+
+def test_iperf2_server_side_csv_flows_from_the_peer():
+    df = m.read_iperf(DATA / "iperf2_server.csv")
+    assert df.attrs["side"] == "server"
+    assert df["src"].tolist() == ["10.0.0.1:41500"] * 2
+    assert df["dst"].tolist() == ["10.0.0.2:5001"] * 2
+    assert df["bytes"].tolist() == [1179648, 1310720]
+    udp = m.read_iperf(DATA / "iperf2_udp.csv")  # UDP server: loss columns on every line
+    assert udp.attrs["side"] == "server"
+    assert udp["src"].tolist() == ["10.0.0.1:36001"] * 2
+    assert udp["out_of_order"].tolist() == [0, 1]
+    client = m.read_iperf(DATA / "iperf2.csv")
+    assert client.attrs["side"] == "client" and client["src"].iloc[0] == "10.0.0.1:52200"
+
+
+def test_iperf2_enhanced_csv_with_header():
+    df = m.read_iperf(DATA / "iperf2_enhanced.csv")
+    assert df.attrs["format"] == "iperf" and m.read(DATA / "iperf2_enhanced.csv").attrs["format"] == "iperf"
+    assert df["start_s"].tolist() == [0.0, 1.0] and df["end_s"].tolist() == [1.0, 2.0]
+    assert df["bytes"].tolist() == [117440512, 118489088]
+    assert df["rate_bps"].tolist() == [939524096, 947912704]
+    assert df["writes"].tolist() == [896, 904]
+    assert df["retransmits"].tolist() == [12, 0]
+    assert df["cwnd_bytes"].tolist() == [369 * 1024, 411 * 1024]
+    assert df["cwnd_segments"].tolist() == [261, 291]
+    assert df["rtt_s"].tolist() == pytest.approx([2932e-6, 3110e-6])
+    assert df["rttvar_s"].tolist() == pytest.approx([85e-6, 92e-6])
+    assert df["src"].iloc[0] == "10.0.0.1:44100" and df.attrs["side"] == "client"
+    assert df["timestamp"].iloc[0] == "20261123115000.105"
+    assert df.attrs["summary"][0]["bytes"] == 235929600
+
+
 # --------------------------------------------------------------------------------------
 # iperf3
 
@@ -241,6 +336,57 @@ def test_iperf3_json_that_is_not_iperf():
         m.read_iperf3('{"hello": 1}\n')
 
 
+@pytest.mark.parametrize("name", ["iperf3_truncated_in_string.json", "iperf3_truncated_in_literal.json"])
+def test_iperf3_json_cut_inside_a_string_or_literal_is_truncated_not_invalid(name):
+    with pytest.raises(MeasurementFormatError, match=rf"{name}, line \d+: the iperf3 JSON document is truncated"):
+        m.read_iperf3(DATA / name)
+    with pytest.raises(MeasurementFormatError, match="invalid JSON"):  # broken inside, closed at the end
+        m.read_iperf3('{"start": {"version": "iperf 3.12" "x": 1}, "intervals": []}\n')
+
+
+def test_iperf3_get_server_output_is_kept_apart():
+    df = m.read_iperf3(DATA / "iperf3_server_output.txt")
+    assert df["end_s"].tolist() == [1.0, 2.0]  # the client's intervals only
+    assert df["retransmits"].tolist() == [0, 3]
+    assert df.attrs["side"] == "client"
+    assert [s["role"] for s in df.attrs["summary"]] == ["sender", "receiver"]
+    server = df.attrs["server_output"]
+    assert [r["end_s"] for r in server["intervals"]] == [1.0, 2.0, 2.04]
+    assert [r["rate_bps"] for r in server["intervals"]] == [8.39e6, 9.44e6, 26.2e6]
+    assert server["intervals"][0]["src"] == "10.0.0.1:40100" and server["intervals"][0]["dst"] == "10.0.0.2:5201"
+    assert [(s["role"], s["end_s"]) for s in server["summary"]] == [("receiver", 2.04)]
+
+
+def test_iperf3_timestamps_prefix_is_removed_and_kept():
+    df = m.read_iperf3(DATA / "iperf3_timestamps.txt")
+    assert df.attrs["side"] == "client"
+    assert df["timestamp"].tolist() == ["Mon Nov 23 11:50:23 2026", "Mon Nov 23 11:50:24 2026"]
+    assert df["retransmits"].tolist() == [0, 2]
+    assert df["cwnd_bytes"].tolist() == [128 * 1024, 70 * 1024]
+    assert df["src"].iloc[0] == "10.0.0.1:40200" and df["dst"].iloc[0] == "10.0.0.2:5201"
+    roles = {s["role"]: s for s in df.attrs["summary"]}
+    assert roles["sender"]["retransmits"] == 2 and roles["receiver"]["end_s"] == 2.03
+    assert m.read(DATA / "iperf3_timestamps.txt").attrs["format"] == "iperf3"
+    custom = "\n".join("11:50:2%d.5 %s" % (k, line) for k, line in enumerate((
+        "Connecting to host 10.0.0.2, port 5201",
+        "[  5] local 10.0.0.1 port 40202 connected to 10.0.0.2 port 5201",
+        "[ ID] Interval           Transfer     Bitrate         Retr  Cwnd",
+        "[  5]   0.00-1.00   sec  1.25 MBytes  10.5 Mbits/sec    1    100 KBytes"))) + "\n"
+    one = m.read_iperf3(custom)
+    assert one["timestamp"].tolist() == ["11:50:23.5"]
+    assert one["src"].tolist() == ["10.0.0.1:40202"] and one.attrs["side"] == "client"
+
+
+def test_iperf3_old_json_reverse_mode_data_flow_from_the_server():
+    df = m.read_iperf3(DATA / "iperf3_reverse_old.json")
+    assert df.attrs["reverse"] is True
+    assert df["src"].tolist() == ["10.0.0.2:5201"] * 2
+    assert df["dst"].tolist() == ["10.0.0.1:40400"] * 2
+    assert df["bytes"].tolist() == [1310720, 1179648]
+    sender = next(s for s in df.attrs["summary"] if s["role"] == "sender")
+    assert (sender["src"], sender["bytes"]) == ("10.0.0.2:5201", 2621440)
+
+
 # --------------------------------------------------------------------------------------
 # ping
 
@@ -309,6 +455,22 @@ def test_ping_fast_and_slow_paths_agree():
     assert df["bytes"].iloc[80] == 1480
     expected = np.array([0.01 * i + 0.05 for i in range(1, 200)]) * 1e-3
     np.testing.assert_allclose(df["rtt_s"], np.round(expected * 1e3, 3) * 1e-3)
+
+
+def test_ping_ipv6_target_and_source_labels():
+    df = m.read_ping(DATA / "ping_ipv6.txt")
+    assert df.attrs["target"] == "::1"
+    assert df["src"].tolist() == ["::1", "::1", "fe80::1%h1-eth0", "::1"]
+    assert df["seq"].tolist() == [1, 2, 3, 5]
+    assert df["rtt_s"].tolist() == pytest.approx([31e-6, 48e-6, 52e-6, 40e-6])
+    assert df.attrs["errors"] == 1 and df.attrs["malformed"]["count"] == 0
+    assert df.attrs["summary"]["loss"] == 0.2
+    bsd = m.read_ping(DATA / "ping_ipv6_bsd.txt")  # BSD / macOS ping6: "from <addr>," and hlim=
+    assert bsd.attrs["target"] == "2001:db8::2"
+    assert bsd["src"].tolist() == ["2001:db8::2"] * 2
+    assert bsd["rtt_s"].tolist() == pytest.approx([45e-6, 102e-6])
+    assert bsd.attrs["malformed"]["count"] == 0
+    assert bsd.attrs["summary"]["rtt_mdev_s"] == pytest.approx(29e-6)
 
 
 # --------------------------------------------------------------------------------------
@@ -400,6 +562,43 @@ def test_tcp_probe_rejects_other_formats_and_bad_arguments():
         m.read_tcp_probe(DATA / "tcpprobe_proc11.txt", srtt_unit="fortnights")
 
 
+def test_tcp_probe_10_fields_jiffies_at_hz():
+    """Kernels before 3.12 log srtt in jiffies: hz= gives their length (HZ=250: 4 ms)."""
+    df = m.read_tcp_probe(DATA / "tcpprobe_proc10_hz250.txt", hz=250)
+    assert df["rtt_s"].tolist() == pytest.approx([0.020, 0.024, 0.024, 0.044])
+    assert df["cwnd_segments"].tolist() == [10, 11, 12, 6]
+    assert df["seq"].tolist() == [0x1A2B0000, 0x1A2B05A8, 0x1A2B0B50, 0x1A2B10F8]
+    assert df["ssthresh_segments"].iloc[3] == 6 and math.isnan(df["ssthresh_segments"].iloc[0])
+    assert df.attrs["srtt_unit"] == "jiffies at HZ=250"
+    default = m.read_tcp_probe(DATA / "tcpprobe_proc10_hz250.txt")  # HZ=1000 unless told
+    assert default["rtt_s"].tolist() == pytest.approx([0.005, 0.006, 0.006, 0.011])
+    assert default.attrs["srtt_unit"] == "jiffies at HZ=1000"
+    # an 11-field file of a 3.12-3.14 kernel: jiffies too, when told
+    eleven = m.read_tcp_probe(DATA / "tcpprobe_proc11.txt", srtt_unit="jiffies", hz=100)
+    us = m.read_tcp_probe(DATA / "tcpprobe_proc11.txt")
+    np.testing.assert_allclose(eleven["rtt_s"], us["rtt_s"] * 1e6 / 100)
+    with pytest.raises(ValueError, match="hz: expected"):
+        m.read_tcp_probe(DATA / "tcpprobe_proc10_hz250.txt", hz=0)
+    with pytest.raises(ValueError, match="hz: only used when srtt is in jiffies"):
+        m.read_tcp_probe(DATA / "tcpprobe_proc10_hz250.txt", srtt_unit="us", hz=250)
+
+
+def test_tcp_probe_mixed_10_and_11_fields_one_format_per_file():
+    with pytest.warns(MalformedLinesWarning, match="line 3"):
+        df = m.read_tcp_probe(DATA / "tcpprobe_mixed.txt")
+    assert df.attrs["variant"] == "proc11"
+    assert df.attrs["malformed"] == {"count": 1, "lines": [3]}
+    assert df["time_s"].tolist() == pytest.approx([5.0001, 5.0002, 5.0004, 5.0005])
+    assert df["rtt_s"].tolist() == pytest.approx([0.0205, 0.0206, 0.0208, 0.0210])  # all microseconds
+    assert df["rcv_wnd_bytes"].tolist() == [29312] * 4
+    # a tie keeps the format of the first module line
+    lines = (DATA / "tcpprobe_mixed.txt").read_text().splitlines()
+    tie = "\n".join([lines[2], lines[0]]) + "\n"
+    with pytest.warns(MalformedLinesWarning, match="line 2"):
+        first10 = m.read_tcp_probe(tie)
+    assert first10.attrs["variant"] == "proc10" and first10["rtt_s"].tolist() == pytest.approx([20.7])
+
+
 # --------------------------------------------------------------------------------------
 # ss
 
@@ -475,6 +674,41 @@ def test_tc_json_with_stamps_matches_text_semantics():
 def test_tc_truncated_json():
     with pytest.raises(MeasurementFormatError, match="truncated"):
         m.read_tc_qdisc('[{"kind":"pfifo","handle":"10:",\n')
+
+
+def test_tc_class_counters_never_go_to_the_qdisc_before_them():
+    df = m.read_tc_qdisc(DATA / "tc_with_classes.txt")
+    assert df.attrs["malformed"] == {"count": 0, "lines": []}
+    assert df["object"].tolist() == ["qdisc", "class", "class", "qdisc", "qdisc", "class", "qdisc"]
+    assert df["sample"].tolist() == [0, 0, 0, 0, 1, 1, 1]
+    htb = df[(df["object"] == "qdisc") & (df["kind"] == "htb")]
+    assert htb["bytes"].tolist() == [300000, 450000]
+    assert htb["packets"].tolist() == [200, 300]
+    assert htb["drops"].tolist() == [5, 9]
+    assert htb["backlog_packets"].tolist() == [4, 19]
+    fifo = df[df["kind"] == "pfifo"]  # its counters, not the filter action's after it
+    assert fifo["bytes"].tolist() == [296000, 421500]
+    assert fifo["drops"].tolist() == [5, 9]
+    assert fifo["backlog_bytes"].tolist() == [6056, 28766]
+    classes = df[df["object"] == "class"]
+    assert classes["handle"].tolist() == ["1:1", "1:10", "1:10"]
+    assert classes["parent"].tolist() == ["root", "1:1", "1:1"]
+    assert classes["bytes"].tolist() == [299000, 297000, 420000]
+    assert classes["drops"].tolist() == [0, 0, 1]
+    assert classes["time_s"].tolist() == [1710000000.0, 1710000000.0, 1710000001.0]
+    assert m.read(DATA / "tc_with_classes.txt").attrs["format"] == "tc_qdisc"
+
+
+def test_tc_json_classes():
+    df = m.read_tc_qdisc(DATA / "tc_class.json")
+    assert df["object"].tolist() == ["class", "class"]
+    assert df["kind"].tolist() == ["htb", "htb"]
+    assert df["handle"].tolist() == ["1:1", "1:10"]
+    assert df["parent"].tolist() == ["root", "1:1"]
+    assert df["drops"].tolist() == [0, 2]
+    assert df["backlog_packets"].tolist() == [0, 1]
+    assert df["backlog_bytes"].tolist() == [0, 1514]
+    assert m.read(DATA / "tc_class.json").attrs["format"] == "tc_qdisc"
 
 
 def test_qlen_header_and_malformed_line():
@@ -559,6 +793,22 @@ def test_tshark_rows_with_wrong_field_count_are_malformed():
         df = m.read_tshark(text)
     assert df["bytes"].tolist() == [100, 200]
     assert df.attrs["malformed"]["lines"] == [3]
+
+
+def test_tshark_occurrence_a_values_in_a_field():
+    # -E separator=, without quotes: the ICMP error's two IP headers add a field to line 4
+    df = m.read_tshark(DATA / "tshark_occurrence_a.csv")
+    assert df.attrs["malformed"] == {"count": 0, "lines": []}
+    assert df["src"].tolist() == ["10.0.0.1:40000", "10.0.0.2:5201", "10.0.0.254:40000"]
+    assert df["dst"].tolist() == ["10.0.0.2:5201", "10.0.0.1:40000", "10.0.0.1:5201"]
+    assert df["bytes"].tolist() == [1448, 0, 0]
+    assert df["rtt_s"].iloc[1] == pytest.approx(0.01)
+    # tab separated (or quoted): the first occurrence of a known field, all of an unknown one
+    text = ("frame.time_relative\tip.src\ttcp.len\ttcp.options.sack_le\n"
+            "0.1\t10.0.0.3,10.0.0.1\t0\t1449,2897\n0.2\t10.0.0.1\t1448\t\n")
+    tsv = m.read_tshark(text)
+    assert tsv["src"].tolist() == ["10.0.0.3", "10.0.0.1"]
+    assert tsv["tcp_options_sack_le"].tolist() == ["1449,2897", ""]
 
 
 # --------------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import warnings
 import zlib
 from dataclasses import dataclass, field
@@ -282,6 +283,23 @@ class Report:
                 stacklevel=3,
             )
         return df
+
+
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
+def json_unclosed(text: str, start: int = 0) -> bool:
+    """True when the JSON text from *start* ends inside a string or with a ``{`` / ``[`` still open.
+
+    Used to tell a truncated document from an invalid one: :mod:`json` reports only where
+    decoding failed, which for a file cut inside a string or a literal (``"10.0.`` or
+    ``tru``) is not the end of the text. Hand-written (strings removed by a regular
+    expression, then brackets counted) because the json module exposes no such check.
+    """
+    rest = _JSON_STRING.sub("", text[start:])
+    if '"' in rest:  # an opening quote without its closing one
+        return True
+    return rest.count("{") + rest.count("[") > rest.count("}") + rest.count("]")
 
 
 def iter_lines(text: str):

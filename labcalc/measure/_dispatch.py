@@ -31,7 +31,7 @@ _ALIASES = {
 
 _HEAD_BYTES = 1 << 16
 
-_PING = re.compile(r"bytes from .*(?:icmp_[sr]eq|seq)=\d+|^PING \S+ \(|^\d+ packets transmitted")
+_PING = re.compile(r"bytes from .*(?:icmp_[sr]eq|seq)=\d+|^PING \S+?\s?\(|^PING6\(|^\d+ packets transmitted")
 _LABTOOL = re.compile(
     r"^\s*\d+(?:\.\d+)?\s*s\s*-\s*(?:sent|received):|^\s*\d+(?:\.\d+)?\s*:\s*\d+(?:\.\d+)?\s*kb(?:ps|/s|its/s|it/s)\s+avg",
     re.I,
@@ -44,11 +44,12 @@ _IPERF3_HINT = re.compile(
 _IPERF2_HINT = re.compile(
     r"^Client connecting to|^Server listening on (?:TCP|UDP) port|connected with \S+ port \d+|^TCP window size"
     r"|^UDP buffer size|Interval\s+Transfer\s+Bandwidth\s*$|^\d{14}(?:\.\d+)?,[^,]*,\d+,[^,]*,\d+,-?\d+,\d"
+    r"|^time,srcaddress,srcport,dstadd?r"
 )
 _REPORT = re.compile(r"\[\s*(?:\d+|SUM)\]\s+\d+(?:\.\d+)?\s*-\s*\d+(?:\.\d+)?\s+sec\s")
 _SS = re.compile(r"^\s*(?:ESTAB|SYN-SENT|SYN-RECV|FIN-WAIT-\d|TIME-WAIT|CLOSE-WAIT|LAST-ACK|LISTEN)\s+\d+\s+\d+\s|Recv-Q\s+Send-Q\s+Local")
 _SS_INFO = re.compile(r"\brtt:\d+(?:\.\d+)?/\d|\bcwnd:\d+")
-_TC = re.compile(r"^qdisc\s+\S+\s+[0-9a-fA-F]*:")
+_TC = re.compile(r"^(?:qdisc|class)\s+\S+\s+[0-9a-fA-F]*:")
 _TSHARK = re.compile(r"^\"?(?:frame|ip|ipv6|tcp|udp|eth)\.[a-z_.]+\"?(?:[,\t;|]\"?[a-z0-9_.]+\"?)*$")
 _QLEN = re.compile(r"^\d+(?:\.\d+)?,\d+$")
 _NS3 = re.compile(r"^[-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?(?:\s+[-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?){1,2}$")
@@ -105,7 +106,7 @@ def sniff_format(text: str) -> str | None:
             break
         stripped = stripped[nl + 1:].lstrip()
     if stripped.startswith(("{", "[")) and not _REPORT.match(stripped):
-        if '"kind"' in stripped[:4000] and stripped.startswith("["):
+        if ('"kind"' in stripped[:4000] or '"class"' in stripped[:4000]) and stripped.startswith("["):
             return "tc_qdisc"
         if any(k in stripped[:20000] for k in ('"start"', '"intervals"', '"event"', '"error"', '"connected"')):
             return "iperf3"

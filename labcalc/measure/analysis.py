@@ -346,6 +346,17 @@ def cwnd_phases(trace: pd.DataFrame, ssthresh: pd.DataFrame | None = None, *, se
     (one segment per duplicate ACK) does not end the phase. CUBIC and BBR traces are
     labelled by the same rules (their loss responses are multiplicative decreases).
 
+    Without ssthresh, a loss that leaves the window at half the window before plus 3
+    segments (within a segment) is taken as Reno's fast recovery with inflation (ns-3,
+    BSD): ssthresh is estimated as the window minus 3 segments, increases of exactly one
+    segment keep the recovery going, and the fall of the window back to that estimate
+    (the deflation) ends it with a **new ACK**, it is not counted as another loss. An
+    increase by anything else than one segment, or a sample without change (inflation
+    changes the window at every duplicate ACK), ends that reading: the recovery then ends
+    as without inflation.
+    NewReno's partial ACKs, which deflate the window part of the way, may end the phase
+    early when ssthresh is not in the trace.
+
     References
     ----------
     .. [1] RFC 5681, "TCP Congestion Control", sections 3.1-3.2.
@@ -416,10 +427,15 @@ def cwnd_phases(trace: pd.DataFrame, ssthresh: pd.DataFrame | None = None, *, se
     rows.append((t[first], before0, c[first], state, "start"))
     states[: first + 1] = state
     est = np.nan
+    # Without ssthresh: a loss that leaves the window at (window before) / 2 + 3 segments is
+    # Reno's fast recovery with window inflation (ns-3, BSD): ssthresh is then the window
+    # minus 3 segments, the window grows by one segment per duplicate ACK, and its fall back
+    # to ssthresh (deflation) is the new ACK that ends the recovery, not another loss.
+    inflating = False
+    tol = 1e-6 * seg
     for i in range(first + 1, n):
         prev, cur = c[i - 1], c[i]
         si = s[i] if have_s else est
-        s_prev = s[i - 1] if have_s else est
         s_fell = have_s and ((s[i] < s[i - 1]) or (np.isnan(s[i - 1]) and not np.isnan(s[i])))
         new, event = None, None
         if cur < prev:
@@ -432,18 +448,32 @@ def cwnd_phases(trace: pd.DataFrame, ssthresh: pd.DataFrame | None = None, *, se
                 # or rise, e.g. the first loss after a timeout set a low ssthresh)
                 new, event = FAST_RECOVERY, "3 duplicate ACKs"
                 if not have_s:
+                    inflating = cur - 3.0 * seg > 0 and abs(cur - 3.0 * seg - prev / 2.0) <= seg + tol
+                    est = cur - 3.0 * seg if inflating else cur
+            elif state == FAST_RECOVERY and inflating:
+                if cur <= est + 0.5 * seg:  # deflation to ssthresh (or below, by a partial ACK)
+                    new, event = CONGESTION_AVOIDANCE, "new ACK"
                     est = cur
             elif state == FAST_RECOVERY and not np.isnan(si) and cur <= si < prev:
                 new, event = (CONGESTION_AVOIDANCE if cur >= si else SLOW_START), "new ACK"
         elif cur > prev:
-            if state == FAST_RECOVERY:
+            if state == FAST_RECOVERY and inflating:
+                if abs(cur - prev - seg) > tol:  # not one segment per duplicate ACK: no inflation after all
+                    est = est + 3.0 * seg  # the window after the loss, as without inflation
+                    new, event = (CONGESTION_AVOIDANCE if cur >= est else SLOW_START), "new ACK"
+            elif state == FAST_RECOVERY:
                 if not np.isnan(si) and prev <= si:
                     new, event = (CONGESTION_AVOIDANCE if cur >= si else SLOW_START), "new ACK"
             elif state == SLOW_START and not np.isnan(si) and cur >= si:
                 new, event = CONGESTION_AVOIDANCE, "cwnd >= ssthresh"
+        elif inflating:
+            # inflation changes the window at every duplicate ACK: a flat sample means none
+            inflating = False
+            est = est + 3.0 * seg
         elif s_fell and state != FAST_RECOVERY and cur > collapse:
             new, event = FAST_RECOVERY, "3 duplicate ACKs"
-        del s_prev
+        if new is not None and new != FAST_RECOVERY:
+            inflating = False
         if event is not None and (new != state or event == "timeout"):
             rows.append((t[i], prev, cur, new, event))
             state = new

@@ -19,7 +19,7 @@ EXPECTED = (
 )
 
 _REPLY = re.compile(
-    r"^(?:\[(?P<ts>\d+(?:\.\d+)?)\]\s*)?(?P<bytes>\d+) bytes from (?P<host>\S+?(?: \([^()\s]*\))?):\s+"
+    r"^(?:\[(?P<ts>\d+(?:\.\d+)?)\]\s*)?(?P<bytes>\d+) bytes from (?P<host>\S+?(?: \([^()\s]*\))?)[:,]\s+"
     r"(?:icmp_[sr]eq|seq)=(?P<seq>\d+)\s+(?:hlim|ttl)=(?P<ttl>\d+)\s+time[=<]\s*(?P<rtt>\d+(?:\.\d+)?)\s*ms"
     r"(?P<rest>(?:\s*\((?:DUP!|BAD CHECKSUM!|truncated|DIFFERENT ADDRESS!)\))*)\s*$"
 )
@@ -29,10 +29,10 @@ _STATS = re.compile(
     r"(?:, (?P<loss>\d+(?:\.\d+)?)% packet loss)?(?:, time (?P<time>\d+)ms)?"
 )
 _RTT = re.compile(
-    r"^(?:rtt|round-trip) min/avg/max(?:/(?:mdev|stddev))? = (?P<vals>[\d./]+) ms"
+    r"^(?:rtt|round-trip) min/avg/max(?:/(?:mdev|stddev|std-dev))? = (?P<vals>[\d./]+) ms"
 )
-_HEADER = re.compile(r"^PING \S+")
-_TITLE = re.compile(r"^--- .* ping statistics ---$")
+_HEADER = re.compile(r"^PING \S+|^PING6\(.*-->\s*\S+")
+_TITLE = re.compile(r"^--- .* ping6? statistics ---$")
 _ERROR = re.compile(
     r"^(?:\[\d+(?:\.\d+)?\]\s*)?(?:From \S+.*icmp_seq=\d+|no answer yet for icmp_seq=\d+|Request timeout for icmp_seq[= ]\d+"
     r"|ping: .*|PING: .*|Warning: .*|pipe \d+)"
@@ -132,6 +132,8 @@ def read_ping(path) -> pd.DataFrame:
         [1700000000.123456] 64 bytes from 10.0.0.2: icmp_seq=2 ttl=64 time=0.055 ms   (ping -D)
         64 bytes from 10.0.0.2: icmp_req=3 ttl=64 time=152 ms                        (iputils before 2013)
         64 bytes from host.example (10.0.0.2): icmp_seq=4 ttl=64 time=3.1 ms (DUP!)
+        64 bytes from ::1: icmp_seq=5 ttl=64 time=0.030 ms                             (IPv6)
+        16 bytes from ::1, icmp_seq=6 hlim=64 time=0.045 ms                           (BSD/macOS ping6)
 
     The time may have any precision (``245``, ``4.04``, ``0.055``). The header
     (``PING ...``), the statistics block (``N packets transmitted, M received, x% packet
@@ -235,8 +237,12 @@ def read_ping(path) -> pd.DataFrame:
     summary = {}
     for _, kind, m, line in events:
         if kind == "header":
+            # "PING host (addr) ...", and IPv6 "PING ::1(::1) 56 data bytes" (older iputils)
             parts = line.split()
-            extra["target"] = parts[1] if len(parts) > 1 else None
+            target = parts[-1] if "-->" in line else parts[1] if len(parts) > 1 else None  # BSD "PING6(...) a --> b"
+            if target and "(" in target[1:]:
+                target = target[: target.index("(", 1)]
+            extra["target"] = target
         elif kind == "error":
             extra["errors"] += 1
         elif kind == "stats":

@@ -8,7 +8,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from ._common import BIN, Report, iter_lines, open_text
+from ._common import BIN, Report, iter_lines, json_unclosed, open_text
 
 __all__ = ["read_tc_qdisc", "read_qlen"]
 
@@ -21,9 +21,12 @@ EXPECTED_TC = (
 FORMAT_QLEN = "qlen"
 EXPECTED_QLEN = "queue log lines '<unix time>,<packets in queue>'"
 
+# "qdisc <kind> <handle>: [dev <dev>] root|parent <id>" and, from 'tc -s class show' output
+# mixed in, "class <kind> <classid> [dev <dev>] root|parent <id> [leaf <handle>:]": both
+# start a block whose Sent / backlog lines belong to that object only
 _QDISC = re.compile(
-    r"^qdisc\s+(?P<kind>\S+)\s+(?P<handle>[0-9a-fA-F]*:[0-9a-fA-F]*)\s*(?:dev\s+(?P<dev>\S+)\s*)?"
-    r"(?:(?P<root>root)|parent\s+(?P<parent>\S+))?"
+    r"^(?P<object>qdisc|class)\s+(?P<kind>\S+)\s+(?P<handle>[0-9a-fA-F]*:[0-9a-fA-F]*)\s*"
+    r"(?:dev\s+(?P<dev>\S+)\s*)?(?:(?P<root>root)|parent\s+(?P<parent>\S+))?"
 )
 _SENT = re.compile(
     r"^Sent\s+(?P<bytes>\d+)\s+bytes\s+(?P<pkts>\d+)\s+pkts?\s*\(dropped\s+(?P<drops>\d+),\s*overlimits\s+"
@@ -35,19 +38,20 @@ _EARLY = re.compile(r"\bearly\s+(?P<n>\d+)")
 _STAMP = re.compile(r"^#?\s*(?P<t>\d{6,}(?:\.\d+)?)\s*$")
 
 _COLUMNS = [
-    "time_s", "sample", "dev", "kind", "handle", "parent", "bytes", "packets", "drops", "overlimits",
+    "time_s", "sample", "object", "dev", "kind", "handle", "parent", "bytes", "packets", "drops", "overlimits",
     "requeues", "backlog_bytes", "backlog_packets", "marked", "early_drops",
 ]
+_NUMERIC = _COLUMNS[7:]
 
 
 def _finish_tc(rows: list[dict], rep: Report) -> pd.DataFrame:
     rep.require_something()
     df = pd.DataFrame(rows, columns=_COLUMNS)
-    for c in ("dev", "kind", "handle", "parent"):
+    for c in ("object", "dev", "kind", "handle", "parent"):
         df[c] = df[c].fillna("").astype("str")
     df["time_s"] = pd.to_numeric(df["time_s"], errors="coerce").astype(float)
     df["sample"] = df["sample"].astype(np.int64)
-    for c in _COLUMNS[6:]:
+    for c in _NUMERIC:
         df[c] = pd.to_numeric(df[c], errors="coerce").astype(float)
         if df[c].notna().all():
             df[c] = df[c].astype(np.int64)
@@ -78,7 +82,7 @@ def _tc_json(text: str, rep: Report) -> pd.DataFrame:
         try:
             doc, end = dec.raw_decode(text, pos)
         except json.JSONDecodeError as exc:
-            truncated = not text[exc.pos:].strip()
+            truncated = not text[exc.pos:].strip() or json_unclosed(text, pos)
             detail = "the JSON document is truncated" if truncated else f"invalid JSON: {exc.msg}"
             if rows:
                 rep.bad(line_no, text[pos:eol])
@@ -87,11 +91,14 @@ def _tc_json(text: str, rep: Report) -> pd.DataFrame:
         sample += 1
         qdiscs = doc if isinstance(doc, list) else [doc]
         for q in qdiscs:
-            if not isinstance(q, dict) or "kind" not in q:
+            # 'tc -s -j class show' names the kind "class" instead of "kind"
+            if not isinstance(q, dict) or not ("kind" in q or "class" in q):
                 rep.bad(line_no, text[pos:eol])
                 continue
+            obj = "qdisc" if "kind" in q else "class"
             rows.append({
-                "time_s": stamp, "sample": sample, "dev": q.get("dev", ""), "kind": q["kind"],
+                "time_s": stamp, "sample": sample, "object": obj, "dev": q.get("dev", ""),
+                "kind": q["kind"] if obj == "qdisc" else q["class"],
                 "handle": q.get("handle", ""), "parent": "root" if q.get("root") else q.get("parent", ""),
                 "bytes": q.get("bytes"), "packets": q.get("packets"), "drops": q.get("drops"),
                 "overlimits": q.get("overlimits"), "requeues": q.get("requeues"),
@@ -117,8 +124,11 @@ def read_tc_qdisc(path) -> pd.DataFrame:
          backlog 204488b 4p requeues 0
           marked 12 early 3 pdrop 0 other 0
 
-    Backlog sizes may be abbreviated (``14Kb`` = 14 x 1024 bytes). JSON
-    (``tc -s -j qdisc show``) is a list of qdicts with ``bytes``, ``packets``, ``drops``,
+    Backlog sizes may be abbreviated (``14Kb`` = 14 x 1024 bytes). Classes (``tc -s class
+    show`` output in the same file, e.g. the htb class above a leaf qdisc) are rows of
+    their own, with ``object`` = "class": their counters never go to the qdisc printed
+    before them. Filter and action blocks are skipped. JSON (``tc -s -j qdisc show``, or
+    ``class show``) is a list of objects with ``bytes``, ``packets``, ``drops``,
     ``overlimits``, ``requeues``, ``backlog``, ``qlen``; several documents may follow each
     other, with stamp lines between them.
 
@@ -130,9 +140,10 @@ def read_tc_qdisc(path) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        One row per qdisc and sample: ``time_s`` [s] (from the stamps, NaN without),
-        ``sample`` (0, 1, ...: a new sample starts at a stamp or when a qdisc reappears),
-        ``dev``, ``kind``, ``handle``, ``parent`` ("root" or the parent class), and the
+        One row per qdisc (or class) and sample: ``time_s`` [s] (from the stamps, NaN
+        without), ``sample`` (0, 1, ...: a new sample starts at a stamp or when a qdisc
+        reappears), ``object`` ("qdisc" or "class"), ``dev``, ``kind``, ``handle`` (the
+        class id for a class), ``parent`` ("root" or the parent class), and the
         counters since the qdisc was created: ``bytes`` [bytes], ``packets``, ``drops``,
         ``overlimits``, ``requeues``; the instantaneous ``backlog_bytes`` [bytes] and
         ``backlog_packets``; ``marked`` (ECN marks of red / codel / fq_codel) and
@@ -182,6 +193,7 @@ def read_tc_qdisc(path) -> pd.DataFrame:
     seen = set()
     stamped_since_row = False
     current = None
+    skipping = False
     for i, line in iter_lines(text):
         s = line.strip()
         if not s:
@@ -195,26 +207,32 @@ def read_tc_qdisc(path) -> pd.DataFrame:
                 seen = set()
             stamped_since_row = True
             current = None
+            skipping = False
             rep.ok()
             continue
         m = _QDISC.match(s)
         if m:
-            key = (m["dev"], m["kind"], m["handle"], m["parent"])
+            key = (m["object"], m["dev"], m["kind"], m["handle"], m["parent"])
             if key in seen:
                 sample += 1
                 seen = set()
             seen.add(key)
             stamped_since_row = False
             current = {
-                "time_s": stamp, "sample": sample, "dev": m["dev"] or "", "kind": m["kind"],
+                "time_s": stamp, "sample": sample, "object": m["object"], "dev": m["dev"] or "", "kind": m["kind"],
                 "handle": m["handle"], "parent": "root" if m["root"] else (m["parent"] or ""),
             }
             rows.append(current)
+            skipping = False
+            continue
+        if s.startswith(("filter ", "action ", "Error:", "Cannot ")):
+            # another object: a filter's or an action's lines and counters are not the qdisc's
+            current = None
+            skipping = True
             continue
         if current is None:
-            if s.startswith(("class ", "filter ", "Error:", "Cannot ")):
-                continue
-            rep.bad(i, s)
+            if not skipping:
+                rep.bad(i, s)
             continue
         m = _SENT.match(s)
         if m:

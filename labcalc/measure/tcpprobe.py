@@ -58,7 +58,8 @@ _PROC_RE = re.compile(
     r"\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)(?:\s+(\d+))?\s*$"
 )
 
-_SRTT_FACTORS = {"us": 1e-6, "ms": 1e-3, "s": 1.0}
+_SRTT_FACTORS = {"us": 1e-6, "ms": 1e-3, "s": 1.0, "jiffies": None}
+_VARIANTS = ("tracepoint", "proc10", "proc11")
 
 
 def _int(s: str, kind: str) -> float:
@@ -232,7 +233,7 @@ def _chunk(L: Lines) -> dict:
     return out
 
 
-def read_tcp_probe(path, port: int | None = None, srtt_unit: str | None = None) -> pd.DataFrame:
+def read_tcp_probe(path, port: int | None = None, srtt_unit: str | None = None, hz: float | None = None) -> pd.DataFrame:
     """Read TCP probe samples: ``/proc/net/tcpprobe`` or the ``tcp:tcp_probe`` tracepoint.
 
     One row per probe event (each segment the socket processed). Both outputs of Linux are
@@ -260,11 +261,17 @@ def read_tcp_probe(path, port: int | None = None, srtt_unit: str | None = None) 
     port : int, optional
         Keep only the events whose source or destination port is *port* (what the module's
         ``port=`` parameter did), e.g. 5001 for iperf 2 or 5201 for iperf3.
-    srtt_unit : {"us", "ms", "s"}, optional
-        Unit of the srtt field. By default microseconds (tracepoint, and the 11-field module
-        output of kernels >= 3.15) except for 10-field lines, which come from kernels older
-        than 3.12 that logged srtt in jiffies: read as milliseconds (HZ=1000); pass the right
-        unit if the kernel used another HZ or was 3.12-3.14.
+    srtt_unit : {"us", "ms", "s", "jiffies"}, optional
+        Unit of the srtt field, for every row. By default microseconds for the tracepoint
+        and the 11-field module output (kernels >= 3.15 log ``srtt_us``), and jiffies at
+        *hz* for 10-field lines (kernels before 3.12 logged ``tp->srtt >> 3``, in jiffies).
+        Pass ``"jiffies"`` for an 11-field file from kernels 3.12-3.14, which still
+        counted in jiffies.
+    hz : float, optional
+        Timer frequency of the kernel (``CONFIG_HZ``: 100, 250, 300 or 1000) [1/s], used
+        where srtt is in jiffies (10-field lines, or ``srtt_unit="jiffies"``): srtt [s] =
+        jiffies / hz. Default 1000 (one jiffy = 1 ms). Find it with
+        ``grep 'CONFIG_HZ=' /boot/config-$(uname -r)`` on the machine that made the trace.
 
     Returns
     -------
@@ -274,13 +281,17 @@ def read_tcp_probe(path, port: int | None = None, srtt_unit: str | None = None) 
         ``bytes`` [bytes] (length of the segment that triggered the event), ``seq`` (snd_nxt),
         ``snd_una``, ``cwnd_segments`` [segments], ``ssthresh_segments`` [segments] (NaN while
         unset: 2147483647), ``snd_wnd_bytes`` [bytes], ``rtt_s`` [s] (smoothed RTT),
-        ``rcv_wnd_bytes`` [bytes] (NaN when absent). ``attrs`` holds ``malformed`` and
-        ``variant`` ("tracepoint", "proc10", "proc11").
+        ``rcv_wnd_bytes`` [bytes] (NaN when absent). ``attrs`` holds ``malformed``,
+        ``variant`` ("tracepoint", "proc10", "proc11", or several joined by commas) and
+        ``srtt_unit`` (how srtt was read: "us", "ms", "s" or e.g. "jiffies at HZ=250").
 
     Raises
     ------
     MeasurementFormatError
         When no line is a probe sample.
+    ValueError
+        When *srtt_unit* or *hz* is not valid (``hz`` <= 0, or given with a unit other
+        than jiffies).
 
     Warns
     -----
@@ -292,6 +303,11 @@ def read_tcp_probe(path, port: int | None = None, srtt_unit: str | None = None) 
     The cwnd is reported for the socket named in ``src``: the data sender's window is on the
     rows whose ``dst`` is the receiver's port. Big traces are parsed with vectorised numpy
     code (about a million lines per second); lines it cannot vouch for are parsed one by one.
+
+    The module format (10 or 11 fields, and so the srtt unit) is decided once per file, by
+    the majority of its module lines (the first one on a tie): lines of the other format,
+    such as an 11-field line cut before its last field, are malformed, never read with
+    another unit.
 
     References
     ----------
@@ -314,6 +330,12 @@ def read_tcp_probe(path, port: int | None = None, srtt_unit: str | None = None) 
     """
     if srtt_unit is not None and srtt_unit not in _SRTT_FACTORS:
         raise ValueError(f"srtt_unit: expected one of {sorted(_SRTT_FACTORS)}, got {srtt_unit!r}")
+    if hz is not None:
+        if isinstance(hz, bool) or not isinstance(hz, (int, float, np.integer, np.floating)) or not hz > 0:
+            raise ValueError(f"hz: expected the kernel's timer frequency (CONFIG_HZ, e.g. 250) > 0, got {hz!r}")
+        if srtt_unit not in (None, "jiffies"):
+            raise ValueError(f"hz: only used when srtt is in jiffies, but srtt_unit={srtt_unit!r} was given")
+    jiffy_s = 1.0 / float(hz if hz is not None else 1000.0)
     name = source_name(path)
     rep = Report(name, FORMAT, EXPECTED)
     table: dict[str, int] = {}
@@ -360,11 +382,26 @@ def read_tcp_probe(path, port: int | None = None, srtt_unit: str | None = None) 
         data[c] = v
     if order is not None:
         variant = variant[order]
+        line_no = line_no[order]
+    # one module format per file: the lines of the other one are malformed (their srtt unit differs)
+    proc = variant > 0
+    n10, n11 = int(np.count_nonzero(variant == 1)), int(np.count_nonzero(variant == 2))
+    if n10 and n11:
+        keep = 2 if n11 > n10 else 1 if n10 > n11 else int(variant[proc][0])
+        odd = proc & (variant != keep)
+        bad_lines = line_no[odd]
+        rep.malformed_count += len(bad_lines)
+        rep.malformed_lines = sorted(rep.malformed_lines + [int(x) for x in bad_lines[:10]])[:10]
+        rep.recognised -= len(bad_lines)
+        data = {c: v[~odd] for c, v in data.items()}
+        variant = variant[~odd]
     # srtt unit per row
-    if srtt_unit is not None:
+    if srtt_unit == "jiffies":
+        factor = np.full(len(variant), jiffy_s)
+    elif srtt_unit is not None:
         factor = np.full(len(variant), _SRTT_FACTORS[srtt_unit])
     else:
-        factor = np.where(variant == 1, 1e-3, 1e-6)
+        factor = np.where(variant == 1, jiffy_s, 1e-6)
     data["srtt"] = data["srtt"] * factor
     ssth = data["ssthresh_segments"]
     ssth[ssth >= 2147483647] = np.nan
@@ -388,8 +425,16 @@ def read_tcp_probe(path, port: int | None = None, srtt_unit: str | None = None) 
             v = v.astype(np.int64)
         frame[c] = v
     df = pd.DataFrame(frame, copy=False)
-    variants = sorted({("tracepoint", "proc10", "proc11")[v] for v in np.unique(variant)})
+    variants = sorted({_VARIANTS[v] for v in np.unique(variant)})
     extra = {"variant": variants[0] if len(variants) == 1 else ",".join(variants)}
+    jiffies = f"jiffies at HZ={1.0 / jiffy_s:g}"
+    if srtt_unit == "jiffies":
+        extra["srtt_unit"] = jiffies
+    elif srtt_unit is not None:
+        extra["srtt_unit"] = srtt_unit
+    else:
+        units = sorted({jiffies if v == 1 else "us" for v in np.unique(variant)})
+        extra["srtt_unit"] = ",".join(units) if units else "us"
     if other_events:
         extra["other_events"] = other_events
     return rep.finish(df, extra)

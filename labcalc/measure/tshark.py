@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 
 import numpy as np
 import pandas as pd
@@ -68,6 +69,76 @@ def _first(v: str) -> str:
     return v.split(",", 1)[0].strip() if v else ""
 
 
+_IP = re.compile(r"^(?:\d{1,3}(?:\.\d{1,3}){3}|[0-9A-Fa-f]*:[0-9A-Fa-f:.]*(?:%\S+)?)$")
+_INT = re.compile(r"^-?\d+$")
+_FLOAT = re.compile(r"^-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$")
+
+
+def _token_ok(field: str, token: str) -> bool:
+    """Can *token* be (one occurrence of) the value of tshark field *field*?"""
+    if token == "":
+        return True
+    if field in _ADDR:
+        return bool(_IP.match(token))
+    if field in _PORT:
+        return bool(_INT.match(token))
+    kind = _FIELDS.get(field, (None, "auto"))[1]
+    if kind == "int":
+        return bool(_INT.match(token))
+    if kind == "float":
+        return bool(_FLOAT.match(token))
+    return True
+
+
+def _realign(header: list[str], tokens: list[str]) -> list[str] | None:
+    """Regroup a line split on ',' that holds ',' -joined occurrences (``-E occurrence=a``).
+
+    With ``-E separator=,`` and no quoting, a field with several occurrences adds fields to
+    its line. Each field takes one or more consecutive tokens whose type fits it
+    (addresses, integers, numbers); the grouping is kept when it is the only one, or the
+    only one in which the fields of a protocol with several values (``ip.src`` and
+    ``ip.dst`` of an ICMP error) have the same number of them. None when still ambiguous.
+    Hand-written: no CSV parser can know which field the extra values belong to.
+    """
+    n, m = len(tokens), len(header)
+    if n <= m or n > 4 * m + 16:
+        return None
+    ok = [[_token_ok(f, t) for t in tokens] for f in header]
+    solutions: list[list[int]] = []
+
+    def walk(j: int, i: int, counts: list[int]) -> None:
+        if len(solutions) > 64:
+            return
+        if j == m:
+            if i == n:
+                solutions.append(list(counts))
+            return
+        left = m - j - 1  # fields after this one need a token each
+        for k in range(1, n - i - left + 1):
+            if not ok[j][i + k - 1] or (k > 1 and tokens[i + k - 1] == ""):
+                break
+            counts.append(k)
+            walk(j + 1, i + k, counts)
+            counts.pop()
+
+    walk(0, 0, [])
+    if len(solutions) > 1:
+        def consistent(counts):
+            per: dict[str, set] = {}
+            for f, k in zip(header, counts):
+                per.setdefault(f.split(".", 1)[0], set()).add(k)
+            return all(len(ks) == 1 for ks in per.values() if max(ks) > 1)
+
+        solutions = [c for c in solutions if consistent(c)]
+    if len(solutions) != 1:
+        return None
+    out, i = [], 0
+    for k in solutions[0]:
+        out.append(",".join(tokens[i:i + k]))
+        i += k
+    return out
+
+
 def read_tshark(path) -> pd.DataFrame:
     """Read a ``tshark -T fields`` export (header line of field names, one packet per line).
 
@@ -82,8 +153,14 @@ def read_tshark(path) -> pd.DataFrame:
     Any subset and order of fields is accepted; the separator may be ``,``, tab (tshark's
     default), ``;`` or ``|``, values may be quoted. Analysis flags are true when the field
     is present (``1`` or ``True``), false when empty; booleans printed as ``0/1`` or
-    ``False/True`` (Wireshark 4.2+) both work. When a field has several occurrences the
-    first is kept. Unknown fields become columns with ``.`` replaced by ``_``.
+    ``False/True`` (Wireshark 4.2+) both work. Unknown fields become columns with ``.``
+    replaced by ``_``. When a field has several occurrences (``-E occurrence=a``, values
+    joined by ``,``), the first is kept for the known fields (the outer header, e.g. of an
+    ICMP error) and all of them, as text (``"1449,2897"``), for an unknown field. With
+    ``-E separator=,`` and no quoting these values add fields to the line: they are given
+    back to their field when the types of the values (addresses, integers, numbers) leave
+    one way to do so, and the line is malformed otherwise (export with ``-E quote=d`` or
+    the default tab separator to avoid this).
 
     Parameters
     ----------
@@ -159,8 +236,11 @@ def read_tshark(path) -> pd.DataFrame:
             if not fields or (len(fields) == 1 and not fields[0].strip()):
                 continue
             if len(fields) != ncol:
-                rep.bad(i, sep.join(fields))
-                continue
+                fixed = _realign(header, fields) if sep == "," else None
+                if fixed is None:
+                    rep.bad(i, sep.join(fields))
+                    continue
+                fields = fixed
             rows.append(fields)
             rep.ok()
         n = len(rows)
@@ -196,6 +276,8 @@ def read_tshark(path) -> pd.DataFrame:
             if col in out and col == "ecn":
                 res = np.where(np.isnan(np.asarray(out[col], dtype=float)), res, out[col])
             out[col] = res
+        elif any("," in v for v in values):  # -E occurrence=a: keep every occurrence of an unknown field
+            out[col] = np.array([v.strip() for v in values], dtype=object)
         else:
             num = numeric(values, True)
             empty = np.array([_first(v) == "" for v in values], dtype=bool)
