@@ -10,6 +10,25 @@ For parsing free-text answers such as ``"4.69 Mbit/s"`` a single pint registry i
 ``bit``, ``byte``, ``bps`` and ``packet`` explicitly before anything is parsed.
 pint is imported only when the registry is first needed.
 
+How answers are read (:func:`split_quantity`, :func:`unit_scale`):
+
+- the text is normalised first (:func:`normalize_text`): Unicode NFKC, invisible
+  characters (zero-width spaces, bidirectional controls, soft hyphens...) removed,
+  digits of every script made ASCII; the micro sign ``µ`` and the Greek ``μ`` are
+  both micro;
+- the number may use a decimal comma (``"4,69"``, ``"0,062"``) but a single comma
+  before three digits (``"4,690"``) is refused as ambiguous;
+- unit words are read in any letter case (``"Bytes"``, ``"BYTES"``, ``"MBit/s"``,
+  ``"Mbit/S"``, ``"Megabits per second"``), except where the case is the only
+  difference: ``b`` is a bit and ``B`` a byte, ``bps`` (and the all-capital ``BPS``
+  of networking: ``"MBPS"``) is bit/s while ``Bps`` is byte/s;
+- the m/M rule: a prefix letter keeps its SI meaning (``m`` milli, ``M`` mega) where
+  both readings would be possible units, and is read the one sensible way where only
+  one is: before a bit or byte unit a lower-case ``m`` is mega (``"mbps"``, ``"mb/s"``:
+  millibits do not exist); before a second, ``"ms"`` is milliseconds and ``"Ms"`` or
+  ``"MS"`` (megaseconds?) is refused as ambiguous, never taken for milliseconds;
+- ``%`` stands alone: ``"4.69 Mbit/s %"`` is refused.
+
 Examples
 --------
 >>> Mbps(5)
@@ -27,6 +46,7 @@ from __future__ import annotations
 import functools
 import math
 import re
+import unicodedata
 
 __all__ = [
     "bps",
@@ -43,6 +63,7 @@ __all__ = [
     "registry",
     "parse_quantity",
     "split_quantity",
+    "normalize_text",
     "unit_scale",
     "scale_value",
     "BASE_UNITS",
@@ -340,35 +361,86 @@ def registry():
     return ureg
 
 
-# A number as students write it: optional sign (also the Unicode minus), digits with an
-# optional decimal point or comma, thousands grouped by spaces or commas, an exponent.
+# A number as students write it: optional sign (also the Unicode minus), ASCII digits
+# (other scripts' digits are converted first, see normalize_text) with an optional
+# decimal point or comma, thousands grouped by spaces or commas, an exponent.
 _NUMBER = (
     r"[-+\u2212]?"
-    r"(?:\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?:\.\d*)?"  # 4 690 kbps
-    r"|\d{1,3}(?:,\d{3}){2,}(?:\.\d*)?"  # 1,000,000 (unambiguous thousands)
-    r"|\d{1,3}(?:,\d{3})\.\d*"  # 1,066.5
-    r"|\d+(?:[.,]\d*)?|[.,]\d+)"
-    r"(?:[eE][-+]?\d+)?"
+    r"(?:[0-9]{1,3}(?:[ \u00a0\u202f][0-9]{3})+(?:\.[0-9]*)?"  # 4 690 kbps
+    r"|[0-9]{1,3}(?:,[0-9]{3}){2,}(?:\.[0-9]*)?"  # 1,000,000 (unambiguous thousands)
+    r"|[0-9]{1,3}(?:,[0-9]{3})\.[0-9]*"  # 1,066.5
+    r"|[0-9]+(?:[.,][0-9]*)?|[.,][0-9]+)"
+    r"(?:[eE][-+]?[0-9]+)?"
 )
 _QUANTITY = re.compile(rf"^\s*({_NUMBER})\s*(.*?)\s*$", re.DOTALL)
-_AMBIGUOUS_COMMA = re.compile(r"^[-+\u2212]?\d{1,3},\d{3}(?:[eE][-+]?\d+)?$")
+# "4,690": 4.69 or 4690? A leading 0 ("0,062") can only be a decimal comma.
+_AMBIGUOUS_COMMA = re.compile(r"^[-+\u2212]?[1-9][0-9]{0,2},[0-9]{3}(?:[eE][-+]?[0-9]+)?$")
 # Letters, micro signs, "%", "/" and spaces only: no digits, powers or products, so
 # that pint never has to compute anything (``bit^9^9^9`` would take forever).
 _UNIT_CHARS = re.compile(r"^[A-Za-z\u00b5\u03bc%/ ]*$")
 _MAX_UNIT_CHARS = 40
-# "mbps", "mb/s", "mbit/s", "mB": millibits do not exist in networking, so a lower-case
-# m in front of a bit or byte unit is read as mega.
-_LOWER_M = re.compile(r"^m(?=(?:b|B|bit|bits|byte|bytes|bps|Bps)(?:$|/|\s|ps))")
-_UNIT_ALIASES = {"pct": "percent", "percents": "percent", "octets": "byte"}
+# Characters that show nothing (zero-width space and joiners, bidirectional controls,
+# soft hyphen, word joiner, byte-order mark, variation selectors...): the Unicode
+# "default ignorable" code points a copy and paste brings along. Removed before parsing.
+_INVISIBLE = re.compile(
+    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
+    "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8\U000e0000-\U000e0fff]"
+)
+_NON_ASCII_DIGIT_POINT = {"\u066b": ".", "\u066c": ","}  # Arabic decimal / thousands separator
+
+
+def normalize_text(text: str) -> str:
+    """An answer's text made comparable: NFKC, invisible characters removed, ASCII digits.
+
+    Applied to every answer before it is read (:func:`split_quantity`,
+    :func:`unit_scale`):
+
+    - Unicode NFKC normalisation: full-width letters and digits become ASCII, the
+      micro sign U+00B5 becomes the Greek mu U+03BC (both read as micro), no-break
+      and thin spaces become plain spaces;
+    - invisible characters are removed: zero-width spaces and joiners, bidirectional
+      controls (U+202A-U+202E, U+2066-U+2069), soft hyphens, the byte-order mark...;
+    - decimal digits of any script (Arabic-Indic ``"٤٦٩٠"``, Devanagari...) become
+      ASCII digits, and the Arabic decimal separator U+066B a point, so that a number
+      is read the same way whatever digits it is written with.
+
+    Parameters
+    ----------
+    text : str
+        The text as typed.
+
+    Returns
+    -------
+    str
+        The normalised text (not stripped).
+
+    Examples
+    --------
+    >>> normalize_text("4.69\\u200b Mbit/s"), normalize_text("300 \\u00b5s") == "300 \\u03bcs"
+    ('4.69 Mbit/s', True)
+    >>> normalize_text("\\u0664\\u0666\\u0669\\u0660 kbps"), normalize_text("\\uff14\\uff16 Mbps")
+    ('4690 kbps', '46 Mbps')
+    """
+    if text.isascii():
+        return text
+    text = _INVISIBLE.sub("", unicodedata.normalize("NFKC", text))
+    if not text.isascii():
+        text = "".join(
+            str(unicodedata.decimal(c)) if c.isdecimal() and not c.isascii()
+            else _NON_ASCII_DIGIT_POINT.get(c, c)
+            for c in text
+        )
+    return text
 
 
 def split_quantity(text: str) -> tuple[float, str]:
     """Split an answer such as ``"4.69 Mbit/s"`` into its number and its unit text.
 
     Only a number followed by a unit is accepted: no arithmetic, and the text is never
-    evaluated. The number may use a decimal comma (``"4,69"``), spaces or commas as
-    thousands separators (``"4 690"``, ``"1,000,000"``), an exponent (``"4.69e6"``) and
-    the Unicode minus sign.
+    evaluated. The text is first normalised (:func:`normalize_text`: NFKC, invisible
+    characters removed, digits of any script). The number may use a decimal comma
+    (``"4,69"``, ``"0,062"``), spaces or commas as thousands separators (``"4 690"``,
+    ``"1,000,000"``), an exponent (``"4.69e6"``) and the Unicode minus sign.
 
     Parameters
     ----------
@@ -394,24 +466,26 @@ def split_quantity(text: str) -> tuple[float, str]:
     (4.69, 'Mbps')
     >>> split_quantity(" 4 690 kbit/s ")
     (4690.0, 'kbit/s')
-    >>> split_quantity("6,2 %")
-    (6.2, '%')
+    >>> split_quantity("6,2 %"), split_quantity("0,062")
+    ((6.2, '%'), (0.062, ''))
     >>> split_quantity("4,690 kbps")
     Traceback (most recent call last):
     ...
-    ValueError: quantity: '4,690' is ambiguous (4.690 or 4690?); write it without a thousands comma
+    ValueError: quantity: '4,690' is ambiguous (4.690 or 4690?); write it with a decimal point (4.690) or without the comma (4690)
     """
     if not isinstance(text, str):
         raise ValueError(f"quantity: expected text, got {type(text).__name__}")
+    text = normalize_text(text)
     match = _QUANTITY.match(text)
     if not match:
         raise ValueError(f"quantity: {_clip(text)!r} does not start with a number")
     number, unit = match.group(1), match.group(2)
     unit = unit[:-1].rstrip() if unit.endswith(".") else unit  # "4.69 Mbit/s."
     if _AMBIGUOUS_COMMA.match(number):
+        head, _, tail = number.partition(",")
         raise ValueError(
-            f"quantity: {number!r} is ambiguous ({number.replace(',', '.')} or "
-            f"{number.replace(',', '')}?); write it without a thousands comma"
+            f"quantity: {number!r} is ambiguous ({head}.{tail} or {head}{tail}?); write it "
+            f"with a decimal point ({head}.{tail}) or without the comma ({head}{tail})"
         )
     cleaned = number.replace("\u2212", "-")
     for sep in (" ", "\u00a0", "\u202f"):
@@ -434,6 +508,99 @@ def _clip(text: str, n: int = 40) -> str:
     return text if len(text) <= n else text[: n - 3] + "..."
 
 
+# -- reading a unit: the spelling rules ----------------------------------------------
+#
+# A unit is read factor by factor ("Mbit/s" is "Mbit" per "s"; "per" works as "/").
+# Each factor is an optional prefix and a base:
+#
+# - base words are read whatever their case: bit(s), byte(s), octet(s), bps, second(s),
+#   sec(s), s, packet(s), pkt(s), minute(s), min, hour(s), h, percent; spelled-out
+#   prefixes too (kilo, mega, giga, tera, milli, micro, nano, kibi, mebi, gibi:
+#   "Megabits per second", "MILLISECONDS");
+# - except where case is the only difference: "b" is a bit and "B" a byte ("Mb" and
+#   "MB" differ), "bps" is bit/s and "Bps" byte/s; an all-capital "BPS" is bit/s, as
+#   networking writes it ("MBPS" is Mbit/s);
+# - prefix letters keep their SI meaning (k/K kilo, M mega, G giga, T tera, m milli,
+#   u/µ/μ micro, n nano, Ki/Mi/Gi binary) where both readings would make sense, and
+#   are read the one sensible way where only one does: a lower-case m or g before a
+#   bit or byte unit is mega or giga ("mbps", "mb/s", "gbps": millibits do not exist);
+#   before a second only fractions make sense, so "ms" is milliseconds and "Ms" or
+#   "MS" (megaseconds, or milliseconds typed with the wrong case?) is refused as
+#   ambiguous rather than guessed;
+# - "%" stands alone: "Mbit/s %" is refused.
+_PREFIX_WORDS = ("kilo", "mega", "giga", "tera", "milli", "micro", "nano", "kibi", "mebi", "gibi")
+_PREFIX_SYMBOLS = {"Ki": "kibi", "Mi": "mebi", "Gi": "gibi", "k": "kilo", "K": "kilo",
+                   "M": "mega", "G": "giga", "T": "tera", "m": "milli", "u": "micro",
+                   "n": "nano", "g": "giga"}
+_BASE_WORDS = {
+    "bit": "bit", "bits": "bit", "byte": "byte", "bytes": "byte", "octet": "byte",
+    "octets": "byte", "bps": "bps", "second": "second", "seconds": "second", "sec": "second",
+    "secs": "second", "s": "second", "packet": "packet", "packets": "packet",
+    "pkt": "packet", "pkts": "packet", "minute": "minute", "minutes": "minute",
+    "min": "minute", "mins": "minute", "hour": "hour", "hours": "hour", "h": "hour",
+    "hr": "hour", "hrs": "hour",
+}
+_WHOLE_WORDS = {"percent": "percent", "percents": "percent", "pct": "percent", "%": "percent"}
+_DATA = ("bit", "byte", "bps", "Bps")
+_BIG_PREFIXES = ("kilo", "mega", "giga", "tera", "kibi", "mebi", "gibi")
+
+
+def _base(text: str, *, prefixed: bool) -> str | None:
+    """The pint name of a base unit as typed (case rules above), or None."""
+    if text == "b":
+        return "bit"
+    if text == "B":
+        return "byte"
+    low = text.lower()
+    if low == "bps":
+        return "Bps" if text[0] == "B" and text != "BPS" else "bps"
+    base = _BASE_WORDS.get(low)
+    if base in ("minute", "hour") and prefixed:
+        return None  # "mmin", "kh": nothing a student means
+    return base
+
+
+def _factor(token: str) -> str:
+    """One factor of a unit ("Mbit", "s", "kilobytes") as pint reads it."""
+    whole = _WHOLE_WORDS.get(token.lower())
+    if whole is not None:
+        return whole
+    base = _base(token, prefixed=False)
+    if base is not None:
+        return base if base != "Bps" else "byte/second"
+    low = token.lower()
+    for word in _PREFIX_WORDS:  # spelled out: any case
+        if low.startswith(word) and len(token) > len(word):
+            rest = low[len(word):]
+            base = _BASE_WORDS.get(rest)
+            if base is not None and base not in ("minute", "hour", "packet"):
+                return _prefixed(word, base, token)
+    for symbol in ("Ki", "Mi", "Gi", *"kKMGTmung"):
+        if token.startswith(symbol) and len(token) > len(symbol):
+            base = _base(token[len(symbol):], prefixed=True)
+            if base is None or base == "packet":
+                continue
+            prefix = _PREFIX_SYMBOLS[symbol]
+            if base in _DATA and prefix in ("milli", "giga") and symbol in "mg":
+                prefix = "mega" if symbol == "m" else "giga"  # millibits do not exist
+            elif base in _DATA and prefix in ("micro", "nano"):
+                continue
+            return _prefixed(prefix, base, token)
+    return token  # left to pint (which knows only the registry's own spellings)
+
+
+def _prefixed(prefix: str, base: str, token: str) -> str:
+    if base == "second" and prefix in _BIG_PREFIXES:
+        what = f"would be {prefix}seconds" if len(token) <= 4 else "is not a time unit labcalc reads"
+        raise ValueError(f"quantity: {_clip(token, 20)!r} {what}; write 'ms' for milliseconds "
+                         f"or 's' for seconds")
+    if base == "bps":
+        return f"{prefix}bit/second"
+    if base == "Bps":
+        return f"{prefix}byte/second"
+    return prefix + base
+
+
 @functools.lru_cache(maxsize=4096)
 def unit_scale(unit: str) -> tuple[float, str]:
     """How to bring a value in ``unit`` to base units: (factor, base unit).
@@ -454,36 +621,56 @@ def unit_scale(unit: str) -> tuple[float, str]:
     Raises
     ------
     ValueError
-        For an unknown unit or one labcalc does not use (``"Mbit*s"``).
+        For an unknown unit, an ambiguous one (``"Ms"``) or one labcalc does not use
+        (``"Mbit*s"``, ``"Mbit/s %"``).
 
     Notes
     -----
-    Results are cached: an answer file repeats the same few unit spellings, so pint
-    parses each of them once. A lower-case ``m`` before a bit or byte unit
-    (``"mbps"``, ``"mb/s"``) is read as mega.
+    The spelling rules (see the comments above this function in the source, and the
+    module documentation): base words are read in any case (``"Bytes"``, ``"BYTES"``,
+    ``"MBit/s"``, ``"Mbit/S"``, ``"Megabits per second"``); ``b`` is a bit and ``B``
+    a byte; ``bps`` and an all-capital ``BPS`` are bit/s, ``Bps`` byte/s; a prefix
+    keeps its SI case where both readings make sense, so ``"ms"`` is milliseconds and
+    ``"Ms"``/``"MS"`` is refused as ambiguous; a lower-case ``m`` before a bit or byte
+    unit (``"mbps"``, ``"mb/s"``) is mega, since millibits do not exist. The text is
+    normalised first (:func:`normalize_text`), so ``"μs"`` (Greek mu) and ``"µs"``
+    (micro sign) are both microseconds. Results are cached: an answer file repeats the
+    same few unit spellings, so pint parses each of them once.
 
     Examples
     --------
     >>> unit_scale("kB/s"), unit_scale("Mbps"), unit_scale("ms"), unit_scale("%")
     ((8000.0, 'bit/s'), (1000000.0, 'bit/s'), (0.001, 's'), (0.01, '1'))
-    >>> unit_scale("mbps"), unit_scale("bits")
-    ((1000000.0, 'bit/s'), (0.125, 'byte'))
+    >>> unit_scale("mbps"), unit_scale("MBPS"), unit_scale("MBps"), unit_scale("bits")
+    ((1000000.0, 'bit/s'), (1000000.0, 'bit/s'), (8000000.0, 'bit/s'), (0.125, 'byte'))
+    >>> unit_scale("Megabits per second"), unit_scale("BYTES"), unit_scale("\\u03bcs")
+    ((1000000.0, 'bit/s'), (1.0, 'byte'), (1e-06, 's'))
+    >>> unit_scale("Ms")
+    Traceback (most recent call last):
+    ...
+    ValueError: quantity: 'Ms' would be megaseconds; write 'ms' for milliseconds or 's' for seconds
     """
-    text = " ".join(str(unit).split())
+    text = " ".join(normalize_text(str(unit)).split())
     if len(text) > _MAX_UNIT_CHARS or not _UNIT_CHARS.match(text.replace("1", "", text == "1")):
         raise ValueError(f"quantity: {_clip(unit)!r} is not a unit (letters, '%' and '/' only)")
     if text in ("", "1"):
         return 1.0, "1"
     if text == "%":
         return 0.01, "1"
-    text = re.sub(r"\s+per\s+", "/", text)
-    text = _UNIT_ALIASES.get(text, text)
-    text = _LOWER_M.sub("M", text)
+    text = text.replace("\u00b5", "u").replace("\u03bc", "u")
+    factors = [f.strip() for f in re.split(r"\s+per\s+|/", text, flags=re.IGNORECASE)]
+    if len(factors) > 1 or " " in text:
+        pieces = " ".join(factors).split()
+        if any(_WHOLE_WORDS.get(p.lower()) == "percent" for p in pieces):
+            raise ValueError(f"quantity: {_clip(unit)!r} mixes a percentage with another unit")
+    if any(not f for f in factors):
+        raise ValueError(f"quantity: {_clip(unit)!r} is not a unit (a '/' without a unit)")
+    canonical = "/".join(_factor(f) if " " not in f else f for f in factors)
     import pint
 
     ureg = registry()
     try:
-        quantity = ureg.Quantity(1.0, ureg.parse_units(text))
+        quantity = ureg.Quantity(1.0, ureg.parse_units(canonical))
     except (pint.errors.PintError, ValueError, AttributeError, TypeError, SyntaxError,
             KeyError, AssertionError) as exc:
         raise ValueError(f"quantity: unknown unit {_clip(unit)!r} ({_clip(str(exc), 80)})") from None
@@ -566,7 +753,9 @@ def parse_quantity(text: str) -> tuple[float, str]:
         raise ValueError(f"quantity: expected a number with a unit, got {text!r}")
     try:
         number, unit = split_quantity(text)
-    except ValueError:
+    except ValueError as exc:
+        if "ambiguous" in str(exc):
+            raise  # pint would silently read "4,690" as 4690
         return _parse_with_pint(text)
     factor, base = unit_scale(unit)
     return scale_value(number, factor), base
@@ -575,6 +764,7 @@ def parse_quantity(text: str) -> tuple[float, str]:
 def _parse_with_pint(text: str) -> tuple[float, str]:
     import pint
 
+    text = normalize_text(text)
     if "^" in text or "**" in text or len(text) > 100:
         # pint would compute powers such as 9^9^9 (and never finish); no lab answer
         # needs one

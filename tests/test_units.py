@@ -6,6 +6,7 @@ import pytest
 
 from labcalc.units import (
     format_quantity,
+    normalize_text,
     parse_quantity,
     registry,
     scale_value,
@@ -48,6 +49,32 @@ TABLE = [
     ("4.69e6 bit/s", 4.69e6, "bit/s"),
     ("\u22125 Mbps", -5e6, "bit/s"),  # Unicode minus
     (" .5 Mbps ", 5e5, "bit/s"),
+    # letter case where it is unambiguous
+    ("1066 Bytes", 1066.0, "byte"),
+    ("1066 BYTES", 1066.0, "byte"),
+    ("8528 Bits", 1066.0, "byte"),
+    ("4.69 MBit/s", 4.69e6, "bit/s"),
+    ("4.69 Mbit/S", 4.69e6, "bit/s"),
+    ("4.69 MBPS", 4.69e6, "bit/s"),   # all capitals: networking's megabit per second
+    ("4.69 Mbps", 4.69e6, "bit/s"),
+    ("4.69 MBps", 3.752e7, "bit/s"),  # B then lower case: megabyte per second
+    ("4.69 Megabits per second", 4.69e6, "bit/s"),
+    ("4.69 MEGABITS PER SECOND", 4.69e6, "bit/s"),
+    ("586 KB/S", 4.688e6, "bit/s"),
+    ("300 SEC", 300.0, "s"),
+    ("300 Milliseconds", 0.3, "s"),
+    ("300 mS", 0.3, "s"),             # lower-case m: milli
+    ("1 gbps", 1e9, "bit/s"),
+    # Unicode: micro sign, Greek mu, invisible characters, NFKC, other digits
+    ("250 \u03bcs", 250e-6, "s"),
+    ("250 \u00b5s", 250e-6, "s"),
+    ("4.69\u200b Mbit/s", 4.69e6, "bit/s"),
+    ("4.6\u200c9 Mb\u00adit/s", 4.69e6, "bit/s"),
+    ("\ufeff4.69 Mbit/s\u202c", 4.69e6, "bit/s"),
+    ("\uff14\uff10\uff10 \uff4b\uff42\uff50\uff53", 4e5, "bit/s"),  # full width
+    ("\u0664\u0666\u0669\u0660 kbps", 4.69e6, "bit/s"),  # Arabic-Indic digits
+    ("\u0664\u066b\u0666\u0669 Mbit/s", 4.69e6, "bit/s"),  # and decimal separator
+    ("0,062", 0.062, "1"),            # a leading zero: decimal comma
 ]
 
 
@@ -87,6 +114,30 @@ def test_pint_traps_are_defused():
 def test_parse_errors(text, message):
     with pytest.raises(ValueError, match=message):
         parse_quantity(text)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("300 Ms", "'Ms' would be megaseconds; write 'ms' for milliseconds"),
+    ("300 MS", "'MS' would be megaseconds"),
+    ("3 ks", "'ks' would be kiloseconds"),
+    ("3 kiloseconds", "'kiloseconds' is not a time unit labcalc reads"),
+    ("4.69 Mbit/s %", "mixes a percentage with another unit"),
+    ("6 % Mbit", "mixes a percentage with another unit"),
+    ("6 percent/s", "mixes a percentage with another unit"),
+    ("4,690 kbps", "ambiguous"),
+    ("1,066 bytes", "with a decimal point (1.066) or without the comma (1066)"),
+])
+def test_ambiguous_spellings_are_refused(text, message):
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        parse_quantity(text)
+
+
+def test_normalize_text():
+    assert normalize_text("ascii stays") == "ascii stays"
+    assert normalize_text("\u00b5") == "\u03bc"  # NFKC: micro sign -> Greek mu
+    assert normalize_text("a\u200b\u200c\u200d\u2060\ufeff\u00ad\u202e\u2066b") == "ab"
+    assert normalize_text("4\u00a0690") == "4 690"
+    assert normalize_text("\u0967\u0968") == "12"  # Devanagari digits
 
 
 def test_split_quantity_is_strict():
