@@ -5,11 +5,13 @@ Subcommands::
     labcalc answers lab5 [--accounting wire|tc|frame|ip] [--csv] [--variant SEED | --student ID --salt S]
     labcalc solve SCENARIO.toml --fairness maxmin|proportional|alpha=A|reno|fifo [--variant V]
     labcalc convert FILE -o OUT.csv [--format FORMAT]
-    labcalc grade lab5 ANSWERS.csv -o GRADES.csv [--report REPORT.html] [--feedback FEEDBACK.csv] [--salt S]
+    labcalc grade lab5 ANSWERS.csv -o GRADES.csv [--report REPORT.html] [--feedback FEEDBACK.csv]
+                  [--problems PROBLEMS.csv] [--salt S]
     labcalc export lab5 --format moodle-xml|gift [--variants N] [--first-seed S] [-o QUIZ]
 
 Errors in the input (a bad scenario file, an unknown fairness) print one line naming
-the problem and exit with status 2; they never print a traceback.
+the problem and exit with status 2; they never print a traceback. Output piped into a
+command that stops reading early (``| head``) ends quietly.
 
 Examples
 --------
@@ -83,8 +85,10 @@ def _build_parser() -> argparse.ArgumentParser:
     p_grade.add_argument("-o", "--output", required=True, help="grades CSV to write (one row per student)")
     p_grade.add_argument("--report", default=None, help="HTML report to write (statistics, feedback)")
     p_grade.add_argument("--feedback", default=None, help="CSV to write with one row per answer and its message")
+    p_grade.add_argument("--problems", default=None, help="CSV to write with every skipped row and why")
     p_grade.add_argument("--salt", default=None,
-                         help="course salt: without a variant column, student ids are hashed to variants")
+                         help="course salt: student ids are hashed to variants (a variant column is "
+                              "then checked against it, not trusted)")
     p_grade.add_argument("--accounting", default="wire", choices=["wire", "frame", "tc", "ip"],
                          help="byte accounting of the answer key (default: wire, as the handout)")
     p_grade.add_argument("--sigfigs", type=int, default=None, help="grade on significant digits instead")
@@ -95,7 +99,8 @@ def _build_parser() -> argparse.ArgumentParser:
     p_export.add_argument("--format", required=True, choices=["moodle-xml", "gift"])
     p_export.add_argument("--variants", type=int, default=20, help="variants per question (default 20)")
     p_export.add_argument("--first-seed", type=_seed, default=1, help="seed of the first variant (default 1)")
-    p_export.add_argument("--questions", default=None, help="comma-separated answer ids (default: all)")
+    p_export.add_argument("--questions", default=None,
+                          help="comma-separated answer ids, any case (default: all)")
     p_export.add_argument("--no-slips", action="store_true", help="no partial-credit answers for the slips")
     p_export.add_argument("--accounting", default="wire", choices=["wire", "frame", "tc", "ip"])
     p_export.add_argument("-o", "--output", default=None, help="file to write (default: standard output)")
@@ -137,11 +142,14 @@ def _answers(args) -> int:
         shown.insert(0, "id", df["id"])
         shown = shown.drop(columns="question")
     shown["value"] = [f"{v:.6g}" for v in df["value"]]
-    shown["reads"] = [format_quantity(v, u) for v, u in zip(df["value"], df["unit"])]
+    # as the question asks it: a constant (Q19's c) is a plain number, not a percentage
+    shown["reads"] = [format_quantity(v, u) if (u != "1" or a.display_unit == "%") else f"{v:.4g}"
+                      for v, u, a in zip(df["value"], df["unit"], lab.ANSWERS)]
     which = "" if seed is None else f", variant {seed}"
     print(f"{args.lab}: theory answers ({args.accounting} accounting{which}; values in base units)")
     if seed is not None:
-        fields = lab.prompt_fields(params)
+        phrases = set(getattr(lab, "ACCOUNTING_PHRASES", {}).get(args.accounting, {}))
+        fields = {k: v for k, v in lab.prompt_fields(params).items() if k not in phrases}
         print("scenario: " + ", ".join(f"{k}={v}" for k, v in fields.items()))
         print("(items name the handout's numbers; this variant's numbers are the scenario above)")
     print(shown.to_string(index=False))
@@ -210,11 +218,33 @@ def _convert(args) -> int:
     return 0
 
 
+def _same_file(a, b) -> bool:
+    import os
+    from pathlib import Path
+
+    try:
+        if os.path.exists(a) and os.path.exists(b):
+            return os.path.samefile(a, b)
+    except OSError:  # pragma: no cover - a path that vanished meanwhile
+        pass
+    return Path(a).resolve() == Path(b).resolve()
+
+
 def _grade(args) -> int:
     from labcalc import grading
     from labcalc.labs import get_lab
 
     get_lab(args.lab)
+    outputs = [("-o/--output", args.output), ("--report", args.report), ("--feedback", args.feedback),
+               ("--problems", args.problems)]
+    outputs = [(flag, path) for flag, path in outputs if path]
+    for k, (flag, path) in enumerate(outputs):
+        if _same_file(path, args.answers):
+            raise ValueError(f"{flag} {path!r} is the answers file itself; choose another file name "
+                             f"(the answers would be overwritten)")
+        for other_flag, other in outputs[:k]:
+            if _same_file(path, other):
+                raise ValueError(f"{flag} and {other_flag} name the same file {path!r}")
     options = {}
     if args.max_bytes is not None:
         options["max_bytes"] = args.max_bytes
@@ -229,12 +259,28 @@ def _grade(args) -> int:
     if args.feedback:
         result.write_feedback(args.feedback)
         written.append(args.feedback)
+    if args.problems:
+        result.write_problems(args.problems)
+        written.append(args.problems)
     print(result.summary())
+    for note in result.notes:
+        print(f"note: {note}")
     for problem in result.problems[:20]:
         print(f"  {problem}", file=sys.stderr)
-    if len(result.problems) > 20:
-        print(f"  ... and {len(result.problems) - 20} more rows skipped (all are in the report)",
-              file=sys.stderr)
+    more = len(result.problems) - 20
+    if more > 0:
+        from labcalc.grading.report import MAX_LISTED_PROBLEMS
+
+        if args.problems:
+            where = f"all are in {args.problems}"
+        elif args.report and len(result.problems) <= MAX_LISTED_PROBLEMS:
+            where = "all are in the report"
+        elif args.report:
+            where = (f"the report lists the first {MAX_LISTED_PROBLEMS}; --problems FILE.csv "
+                     f"writes them all")
+        else:
+            where = "--problems FILE.csv writes them all"
+        print(f"  ... and {more} more rows skipped ({where})", file=sys.stderr)
     print("wrote " + ", ".join(written))
     return 0
 
@@ -248,7 +294,17 @@ def _export(args) -> int:
         raise ValueError(f"--variants must be between 1 and 1000; got {args.variants}")
     ids = None
     if args.questions:
-        ids = [q.strip() for q in args.questions.split(",") if q.strip()]
+        known = {a.id.lower(): a.id for a in lab.ANSWERS}
+        ids = []
+        for q in (q.strip() for q in args.questions.split(",")):
+            if not q:
+                continue
+            if q.lower() not in known:
+                raise ValueError(f"--questions: {args.lab} has no answer {q!r} (ids look like Q4, Q13.6, Q44.2)")
+            if known[q.lower()] not in ids:
+                ids.append(known[q.lower()])
+        if not ids:
+            raise ValueError(f"--questions: no answer id in {args.questions!r}")
     seeds = range(args.first_seed, args.first_seed + args.variants)
     writer = grading.moodle_xml if args.format == "moodle-xml" else grading.gift
     text = writer(args.lab, seeds, answer_ids=ids, accounting=args.accounting, slips=not args.no_slips)
@@ -288,10 +344,30 @@ def main(argv=None) -> int:
     handlers = {"answers": _answers, "solve": _solve, "convert": _convert, "grade": _grade,
                 "export": _export}
     try:
-        return handlers[args.command](args)
+        code = handlers[args.command](args)
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        _quiet_stdout()
+        return 0
     except (ValueError, OSError) as exc:
         print(f"labcalc: {exc}", file=sys.stderr)
         return 2
+
+
+def _quiet_stdout() -> None:
+    """After a closed pipe (``labcalc answers lab5 | head``): nothing more to say.
+
+    Standard output is pointed at /dev/null so that Python's own flush at exit does
+    not raise a second BrokenPipeError and print a traceback.
+    """
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # pragma: no cover - stdout is not a file
+        pass
 
 
 if __name__ == "__main__":  # pragma: no cover

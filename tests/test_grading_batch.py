@@ -144,22 +144,43 @@ def test_malformed_rows_are_reported_and_skipped():
 
 
 def test_binary_junk_inside_a_csv():
+    # a file that is not UTF-8 is read as cp1252, where the bytes ff fe are the letters
+    # "ÿþ": eve's answer is then an unreadable text (graded 0), not binary data
     data = (HEADER.encode() + b"ada,Q4,4.69 Mbit/s\n" + b"bob,Q4,\x00\x01\x02junk\n"
             + b"eve,Q4,\xff\xfe 5 Mbit/s\n" + b"\x1b[31mred,Q4,1 Mbit/s\n" + b"zed,Q3,1066 bytes\n")
     res = grade(read_answers(data))
-    assert sorted(res.detail.student) == ["ada", "zed"]
+    assert sorted(res.detail.student) == ["ada", "eve", "zed"]
+    assert res.detail.set_index("student").loc["eve", "diagnosis"] == "unreadable"
     assert {p.row: p.reason for p in res.problems} == {
         3: "contains binary data or control characters",
-        4: "contains binary data or control characters",
         5: "contains binary data or control characters",
     }
+    assert "read as cp1252" in res.notes[0]
+    # in a UTF-8 file, bytes that are not UTF-8 make their row unreadable: skipped
+    data = (HEADER.encode() + "béa,Q4,4.69 Mbit/s\n".encode() + b"eve,Q4,\xff\xfe 5 Mbit/s\n"
+            + b"zed,Q3,1066 bytes\n")
+    res = grade(read_answers(data))
+    assert sorted(res.detail.student) == ["béa", "zed"]
+    assert [str(p) for p in res.problems] == ["row 3: contains binary data or control characters"]
+    assert "UTF-8 with some invalid bytes" in res.notes[0]
 
 
 def test_unclosed_quote_and_oversized_field_do_not_stop_grading():
-    data = HEADER + 'ada,Q4,"4.69 Mbit/s\nbob,Q4,4.69 Mbit/s\n'
+    # a quote never closed is reported where it opened; the rows after it are graded
+    data = HEADER + 'ada,Q4,"4.69 Mbit/s\nbob,Q4,4.69 Mbit/s\ncid,Q3,1066 bytes\n'
     res = graded(data)
-    assert len(res.problems) == 1 and len(res.detail) == 0
-    assert "line break inside a field" in res.problems[0].reason
+    assert [p.row for p in res.problems] == [2]
+    assert "a quote opened in this row is never closed" in res.problems[0].reason
+    assert sorted(res.detail.student) == ["bob", "cid"]
+    # ... also when it closes much later, in another row
+    data = HEADER + 'ada,Q4,"4.69 Mbit/s\nbob,Q4,4.69 Mbit/s\ncid,Q3,"1066 bytes"\neve,Q4,5 Mbit/s\n'
+    res = graded(data)
+    assert [p.row for p in res.problems] == [2] and sorted(res.detail.student) == ["bob", "cid", "eve"]
+    # a quoted field with a line break that closes properly is one skipped row
+    data = HEADER + 'ada,Q4,"4.69\nMbit/s"\nbob,Q4,4.69 Mbit/s\n'
+    res = graded(data)
+    assert [str(p) for p in res.problems] == ["row 2: a line break inside a quoted field"]
+    assert res.detail.student.tolist() == ["bob"]
     data = HEADER + "ada,Q4," + "1" * 200_000 + "\nbob,Q4,4.69 Mbit/s\n"
     res = graded(data)
     assert res.detail.student.tolist() == ["bob"]
@@ -315,3 +336,130 @@ def test_a_variant_whose_key_fails_skips_its_rows(monkeypatch):
     with pytest.raises(ValueError, match="variant 13 cannot be computed"):
         grading.answer_keys("lab5", [13], jobs=1)
     grading.clear_key_cache()
+
+
+# -- review fixes: encodings, delimiters, variants, data frames --------------------------
+
+def test_cp1252_file_with_accented_names():
+    text = HEADER + "José,Q4,4.69 Mbit/s\nRenée,Q3,1066 bytes\nada,Q4,4.69 Mbit/s\n"
+    for encoding, name in (("cp1252", "cp1252"), ("latin-1", "cp1252")):
+        sheet = read_answers(text.encode(encoding))
+        assert sheet.problems == ()
+        assert sorted(sheet.answers.student) == ["José", "Renée", "ada"]
+        assert sheet.notes[0].startswith(f"the file is not UTF-8: read as {name}")
+        assert "'José'" in sheet.notes[0]
+    # bytes cp1252 leaves undefined: latin-1
+    sheet = read_answers(HEADER.encode() + b"Jos\xe9\x81,Q4,4.69 Mbit/s\n")
+    assert "latin-1" in sheet.notes[0] and sheet.problems[0].reason.startswith("contains binary")
+    # UTF-8 stays UTF-8, without a note
+    sheet = read_answers(text.encode("utf-8"))
+    assert sheet.notes == () and "José" in set(sheet.answers.student)
+    res = grade(read_answers(text.encode("cp1252")))
+    assert res.notes == sheet.notes or "cp1252" in res.notes[0]
+
+
+@pytest.mark.parametrize("data, note", [
+    (b"student;question;answer\nada;Q4;4,69 Mbit/s\nbob;Q3;1066 bytes\n", "columns separated by ';'"),
+    (b"student\tquestion\tanswer\nada\tQ4\t4,69 Mbit/s\nbob\tQ3\t1066 bytes\n", "columns separated by tabs"),
+    (b"sep=;\nstudent;question;answer\nada;Q4;4,69 Mbit/s\nbob;Q3;1066 bytes\n", "Excel delimiter line"),
+    (b"sep=,\r\nstudent,question,answer\r\nada,Q4,4.69 Mbit/s\r\nbob,Q3,1066 bytes\r\n", "Excel delimiter line"),
+    (b"\n\n  \nstudent,question,answer\nada,Q4,4.69 Mbit/s\nbob,Q3,1066 bytes\n", None),
+    (b"\xef\xbb\xbf\r\n,,\r\nstudent;question;answer\r\nada;Q4;4.69 Mbit/s\r\nbob;Q3;1066 bytes\r\n", "';'"),
+])
+def test_delimiters_sep_line_and_leading_blank_lines(data, note):
+    res = grade(read_answers(data))
+    assert res.problems == ()
+    assert sorted(res.detail.student) == ["ada", "bob"] and res.detail.correct.all()
+    if note:
+        assert any(note in n for n in res.notes), res.notes
+
+
+def test_rows_are_numbered_by_file_line_after_blank_lines():
+    res = graded("\n\nstudent,question,answer\nada,Q4,4.69 Mbit/s\nbob,Q99,1\n")
+    assert [p.row for p in res.problems] == [5] and res.detail.row.tolist() == [4]
+
+
+def test_variant_column_is_checked_against_the_salt():
+    seed_ada = lab5.variant_for("ada", "course")
+    seed_bob = lab5.variant_for("bob", "course")
+    right = lambda seed: f"{grading.answer_key('lab5', seed).value('Q4') / 1e6:.5f} Mbit/s"  # noqa: E731
+    text = ("student,question,answer,variant\n"
+            f"ada,Q4,{right(seed_ada)},{seed_ada}\n"      # 2 right variant
+            f"bob,Q4,{right(5)},5\n"                      # 3 a variant of the student's choice
+            f"cid,Q4,{right(lab5.variant_for('cid', 'course'))},\n")  # 4 empty: from the salt
+    res = graded(text, salt="course")
+    assert sorted(res.detail.student) == ["ada", "cid"] and res.detail.correct.all()
+    assert [str(p) for p in res.problems] == [
+        f"row 3: variant 5 is not the variant of student 'bob' under the course salt ({seed_bob}); "
+        f"the row is skipped"]
+    assert "checked against the course salt" in res.notes[-1]
+    # without a salt the column decides, and an empty cell is reported
+    res = graded(text)
+    assert sorted(res.detail.student) == ["ada", "bob"]
+    assert "no variant" in {p.row: p.reason for p in res.problems}[4]
+
+
+def test_frame_with_a_float_variant_column():
+    key3 = grading.answer_key("lab5", 3)
+    df = pd.DataFrame({"student": ["ada", "bob", "cid"], "question": ["Q4", "Q4", "Q3"],
+                       "answer": [f"{key3.value('Q4') / 1e6:.5f} Mbit/s", "4.69 Mbit/s", "1066 bytes"],
+                       "variant": [3, np.nan, 0]})
+    assert df.variant.dtype == float
+    res = grade(df)  # 3.0 is variant 3; NaN is "no variant" (no salt to derive it)
+    assert res.detail.set_index("student").variant.to_dict() == {"ada": 3, "cid": 0}
+    assert res.detail.correct.all()
+    assert [p.row for p in res.problems] == [3] and "no variant" in res.problems[0].reason
+    res = grade(df, salt="course")  # NaN: derived from the salt; 3 and 0 are checked
+    assert "bob" in set(res.detail.student)
+    assert res.detail.set_index("student").loc["bob", "variant"] == lab5.variant_for("bob", "course")
+    # a seed too large for a float column is refused, not silently changed
+    big = pd.DataFrame({"student": ["ada", "bob"], "question": ["Q4", "Q4"], "answer": ["1 Mbit/s"] * 2,
+                        "variant": [1526825638187099109, np.nan]})
+    res = grade(big)
+    assert "has lost digits" in {p.row: p.reason for p in res.problems}[2]
+    # nullable integers keep every digit
+    big["variant"] = pd.array([1526825638187099109, None], dtype="Int64")
+    res = grade(big, salt=None)
+    assert res.detail.variant.tolist() == [1526825638187099109]
+
+
+def test_numbers_in_a_frame_read_as_unit_less_text():
+    df = pd.DataFrame({"student": ["ada", "bob", "cid", "dan"], "question": ["Q3", "Q3", "Q13.7", "Q19"],
+                       "answer": [1066, 1066.0, 0.0619, 1.2247]})
+    res = grade(df).detail.set_index("student")
+    text = grade(pd.DataFrame({"student": ["ada"], "question": ["Q3"], "answer": ["1066"]})).detail
+    assert res.loc["ada", "diagnosis"] == res.loc["bob", "diagnosis"] == "missing_unit"
+    assert res.loc["ada", "message"] == res.loc["bob", "message"] == text.message.iloc[0]
+    assert res.loc["cid", "correct"] and res.loc["dan", "correct"]
+
+
+def test_invisible_characters_in_student_ids_and_answers():
+    text = HEADER + "eve\u202egnp.exe,Q4,4.69 Mbit/s\nada,Q4,4.69\u200b Mbit/s\nbob,q\u200b4,4.69 Mbit/s\n"
+    res = graded(text)
+    assert sorted(res.detail.student) == ["ada", "bob"] and res.detail.correct.all()
+    assert [p.row for p in res.problems] == [2]
+    assert "invisible or bidirectional control character (U+202E)" in res.problems[0].reason
+
+
+def test_report_says_how_many_problems_it_lists(monkeypatch):
+    from labcalc.grading import report
+
+    monkeypatch.setattr(report, "MAX_LISTED_PROBLEMS", 2)
+    res = graded(HEADER + "".join(f"s{i},Q99,1\n" for i in range(5)) + "ada,Q4,4.69 Mbit/s\n")
+    page = res.report_html()
+    assert "Skipped rows (5; the first 2 are listed)" in page and "3 more, not listed" in page
+    res = grade(simulate_class(2, seed=1))
+    assert "each variant has its own" in res.report_html()
+
+
+def test_many_unclosed_quotes_cost_little():
+    import time
+
+    data = HEADER.encode() + b'a,Q4,"x\n' * 100_000 + b"bob,Q4,4.69 Mbit/s\n"
+    t = time.perf_counter()
+    sheet = read_answers(data)
+    assert time.perf_counter() - t < 10  # about 1 s: each row is read again at most 8 lines ahead
+    assert len(sheet.problems) == 100_000 and sheet.answers.student.tolist() == ["bob"]
+    assert all("never closed" in p.reason for p in sheet.problems)
+    sheet = read_answers((HEADER + 'ada,Q4,"4.69 Mbit/s\n' + "bob,Q4,4.69 Mbit/s\n" * 30).encode())
+    assert "runs over more than 8 lines" in sheet.problems[0].reason and len(sheet.answers) == 30

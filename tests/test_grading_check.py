@@ -70,7 +70,10 @@ def test_missing_unit_credit_only_when_the_number_is_right():
 
 @pytest.mark.parametrize("answer, code, words", [
     ("300 ms", "wrong_unit", "is a time, but the question asks for a rate"),
-    ("1066 bytes", "wrong_unit", "is a size in bytes"),
+    ("1066 bytes", "wrong_unit", "is an amount of data, but the question asks for a rate"),
+    ("4.69 Mbit", "wrong_unit", "'4.69 Mbit' is an amount of data, but the question asks for a rate"),
+    ("4.69 Mbit/s %", "unreadable", "mixes a percentage with another unit"),
+    ("300 Ms", "unreadable", "'Ms' would be megaseconds"),
     ("abc", "unreadable", "Cannot read 'abc'"),
     ("4,690 kbps", "unreadable", "ambiguous"),
     ("=HYPERLINK(\"http://x\")", "unreadable", "Cannot read '=HYPERLINK"),
@@ -127,6 +130,8 @@ def test_significant_digits():
     ({"rtol": -0.1}, "rtol"), ({"atol": float("nan")}, "atol"), ({"sigfigs": 0}, "sigfigs"),
     ({"alternatives": {"typo": 1.0}}, "alternatives"), ({"efficiency": 1.5}, "efficiency"),
     ({"credit": {"bytes_bits": 2}}, "between 0 and 1"),
+    ({"rtol": True}, "rtol must be a finite number >= 0; got True"),
+    ({"atol": False}, "atol must be a finite number >= 0; got False"),
 ])
 def test_bad_arguments(kwargs, message):
     with pytest.raises(ValueError, match=message):
@@ -226,3 +231,111 @@ def test_a1_goodput_has_no_header_slip():
     key = grading.answer_key("lab5")
     assert math.isnan(key.alternative("Q13.1", "header_overhead"))
     assert not math.isnan(key.alternative("Q13.5", "header_overhead"))
+
+
+# -- review fixes -----------------------------------------------------------------------
+
+def test_text_expected_sets_the_kind_of_quantity():
+    # the unit of a text expected value is required when unit is None
+    r = check("4.69e9 ms", "4.69 Mbit/s")
+    assert (r.correct, r.score, r.diagnosis) == (False, 0.0, "wrong_unit")
+    assert r.message == "Not correct: '4.69e9 ms' is a time, but the question asks for a rate (in Mbit/s)."
+    assert r.unit == "bit/s" and r.given is None
+    assert check("586 kB/s", "4.69 Mbit/s").correct
+    assert check(4.69e6, "4.69 Mbit/s").correct  # a number is still in base units
+    r = check("4.69", "4.69 Mbit/s")
+    assert r.diagnosis == "missing_unit" and "'4.69 Mbit/s'" in r.message
+    assert check("6.2", "6.19 %").diagnosis == "percent_fraction"
+    assert check("1066 bytes", "8528 bits").correct
+    # without any unit anywhere, any kind is still accepted
+    assert check("300 ms", 0.3).correct
+
+
+@pytest.mark.parametrize("accounting", ["tc", "frame", "ip"])
+def test_other_accounting_hints_name_the_accountings_involved(accounting):
+    wire = grading.answer_key("lab5", 0, "wire").value("Q4")
+    key = grading.answer_key("lab5", 0, accounting)
+    assert key.alternative("Q4", "wire_vs_shaper") == pytest.approx(wire)
+    r = check_answer("Q4", f"{wire / 1e3:.1f} kbit/s", accounting=accounting)
+    assert r.diagnosis == "wire_vs_shaper", r.message  # not binary_prefix (frame: 1.9 % off)
+    words = {"tc": "the Linux shaper's accounting", "frame": "the Ethernet frame's accounting",
+             "ip": "the IP packet's accounting"}[accounting]
+    assert f"is the value in the wire's accounting (every byte" in r.message
+    assert f"but the question uses {words}" in r.message
+
+
+def test_wire_key_names_the_shaper():
+    r = check_answer("Q4", "4798 kbit/s")
+    assert "is the value in the Linux shaper's accounting" in r.message
+    assert "but the question uses the wire's accounting" in r.message
+    # check() names the accounting it is told, and the other one of the keys
+    r = check("4.69 Mbit/s", 4.8638e6, unit="Mbit/s", accounting="ip",
+              alternatives={"wire_vs_shaper": Q4})
+    assert r.diagnosis == "wire_vs_shaper"
+    assert "value in the wire's accounting" in r.message and "uses the IP packet's accounting" in r.message
+
+
+def test_other_accounting_comes_before_a_binary_prefix():
+    # 4.803 Mbit/s is exactly 4.690 x 1.024, but also within the band of the shaper's
+    # 4.7985 Mbit/s: the accounting is the likelier (and the lab's) explanation
+    shaper = 5e6 * 1000 / 1042
+    r = check("4.803 Mbit/s", Q4, unit="Mbit/s", alternatives={"wire_vs_shaper": shaper})
+    assert r.diagnosis == "wire_vs_shaper"
+    assert check("4.803 Mbit/s", Q4, unit="Mbit/s").diagnosis == "binary_prefix"
+
+
+def test_percent_slip_only_for_shares():
+    # Q19's c is a constant, not a percentage: 122 is not "100 times too large"
+    r = check_answer("Q19", "122")
+    assert r.diagnosis != "percent_fraction" and "100 times" not in r.message
+    assert check("122", 1.2247, unit="").diagnosis is None
+    assert check("122", 1.2247, unit="1").diagnosis is None
+    assert check("122", 1.2247, unit="%").diagnosis == "percent_fraction"
+    assert check_answer("Q13.7", "6.19").diagnosis == "percent_fraction"
+    assert check_answer("Q21.1", "13.6").diagnosis == "percent_fraction"
+
+
+@pytest.mark.parametrize("answer, expected, unit", [
+    ("1066 Bytes", 1066, "bytes"),
+    ("1066 BYTES", 1066, "bytes"),
+    ("4.69 MBit/s", Q4, "Mbit/s"),
+    ("4.69 Mbit/S", Q4, "Mbit/s"),
+    ("4.69 MBPS", Q4, "Mbit/s"),
+    ("4.69 Megabits per second", Q4, "Mbit/s"),
+    ("250 \u03bcs", 250e-6, "ms"),          # Greek mu
+    ("250 \u00b5s", 250e-6, "ms"),          # micro sign
+    ("4.69\u200b Mbit/s", Q4, "Mbit/s"),    # zero-width space
+    ("4.\u200d69 Mbit/s\u2060", Q4, "Mbit/s"),
+    ("\u202e4.69 Mbit/s", Q4, "Mbit/s"),     # bidi override
+    ("\uff14.\uff16\uff19 Mbit/s", Q4, "Mbit/s"),  # full-width digits (NFKC)
+    ("\u0664.\u0666\u0669 Mbit/s", Q4, "Mbit/s"),  # Arabic-Indic digits
+    ("0,062", 0.0619, "%"),                 # leading zero: a decimal comma
+])
+def test_unambiguous_spellings_are_accepted(answer, expected, unit):
+    r = check(answer, expected, unit=unit)
+    assert r.correct, r.message
+
+
+def test_wording_of_messages():
+    # binary prefix: the percentage is the answer's distance, in the right direction
+    r = check("4.58 Mbit/s", Q4, unit="Mbit/s")
+    assert "is 2.3 % too small" in r.message
+    r = check("4.80 Mbit/s", Q4, unit="Mbit/s")
+    assert "is 2.4 % too large" in r.message
+    # a slip granted full credit is not "Partly right (100 %)"
+    r = check_answer("Q4", "4798 kbit/s", credit={"wire_vs_shaper": 1.0})
+    assert r.score == 1.0 and r.message.startswith("Accepted for full points:")
+    assert "Partly right (100" not in r.message
+    # a bare number gets a unit suggestion in a fitting prefix
+    r = check("4690000", Q4, unit="Mbit/s")
+    assert "such as '4690000 bit/s' if you mean bit/s" in r.message
+    r = check("4690", Q4, unit="Mbit/s")
+    assert "such as '4690 kbit/s'" in r.message
+    assert "such as '4.69 Mbit/s'" in check("4.69", Q4, unit="Mbit/s").message
+    # absolute and relative tolerances add up, and the words say so
+    r = check("6.19 %", 0.0619, unit="%", atol=0.001)
+    assert "within 1 % + 0.1 percentage points of" in r.message
+    assert " or " not in r.message
+    # an ambiguous comma asks for a decimal point
+    r = check("4,690 kbps", Q4, unit="Mbit/s")
+    assert "with a decimal point (4.690) or without the comma (4690)" in r.message

@@ -53,3 +53,53 @@ def test_grade_errors_are_one_line(tmp_path, capsys):
     big.write_text("student,question,answer\n" + "a,Q4,1 Mbit/s\n" * 100, encoding="utf-8")
     assert main(["grade", "lab5", str(big), "-o", str(tmp_path / "g.csv"), "--max-bytes", "500"]) == 2
     assert "above the limit of 500 bytes" in capsys.readouterr().err
+
+
+# -- review fixes ----------------------------------------------------------------------
+
+def test_grade_refuses_to_overwrite_the_answers(tmp_path, capsys):
+    answers = tmp_path / "answers.csv"
+    original = "student,question,answer\nada,Q4,4.69 Mbit/s\n"
+    answers.write_text(original, encoding="utf-8")
+    same = [str(answers), str(tmp_path / "." / "answers.csv")]
+    for flag in ("-o", "--report", "--feedback", "--problems"):
+        for path in same:
+            argv = ["grade", "lab5", str(answers), "-o", str(tmp_path / "g.csv")]
+            argv = argv[:3] + [flag, path] + (argv[3:] if flag != "-o" else [])
+            assert main(argv) == 2, argv
+            err = capsys.readouterr().err
+            assert "is the answers file itself" in err and "Traceback" not in err
+    assert answers.read_text(encoding="utf-8") == original
+    assert main(["grade", "lab5", str(answers), "-o", str(tmp_path / "g.csv"),
+                 "--report", str(tmp_path / "g.csv")]) == 2
+    assert "name the same file" in capsys.readouterr().err
+
+
+def test_grade_prints_notes_and_writes_all_problems(tmp_path, capsys):
+    answers = tmp_path / "answers.csv"
+    rows = "".join(f"s{i};Q99;1\n" for i in range(30))
+    answers.write_bytes(("sep=;\nstudent;question;answer\nJosé;Q4;4,69 Mbit/s\n" + rows).encode("cp1252"))
+    problems = tmp_path / "problems.csv"
+    assert main(["grade", "lab5", str(answers), "-o", str(tmp_path / "g.csv"),
+                 "--problems", str(problems)]) == 0
+    out, err = capsys.readouterr()
+    assert "note: the file is not UTF-8: read as cp1252" in out
+    assert "note: line 1 'sep=;'" in out
+    assert "... and 10 more rows skipped (all are in" in err
+    with open(problems, newline="", encoding="utf-8") as fh:
+        listed = list(csv.DictReader(fh))
+    assert len(listed) == 30 and listed[0]["row"] == "4"
+    assert main(["grade", "lab5", str(answers), "-o", str(tmp_path / "g.csv"),
+                 "--report", str(tmp_path / "r.html")]) == 0
+    assert "(all are in the report)" in capsys.readouterr().err
+
+
+def test_cli_output_into_a_closed_pipe_is_quiet():
+    import subprocess
+    import sys
+
+    # "true" exits without reading: every write of labcalc meets a closed pipe
+    for command in ("answers lab5", "export lab5 --format gift --variants 2"):
+        proc = subprocess.run(f"{sys.executable} -m labcalc.cli {command} | true",
+                              shell=True, capture_output=True, text=True, check=True)
+        assert proc.stderr == "", (command, proc.stderr)

@@ -4,6 +4,7 @@ import re
 import subprocess
 import sys
 
+import pandas as pd
 import pytest
 
 from labcalc import grading
@@ -51,6 +52,9 @@ def test_xml_round_trip_matches_the_answer_key(quiz):
         key = grading.answer_key("lab5", int(variant))
         i = key.index(answer_id)
         factor, unit = key.display_factors[i], key.display_units[i]
+        if unit == "%":  # percentages are asked as fractions, as grade() reads a bare number
+            factor, unit = 1.0, ""
+            assert "as a fraction between 0 and 1" in q.find("questiontext/text").text
         answers = q.findall("answer")
         right = answers[0]
         assert float(right.get("fraction")) == 100
@@ -69,7 +73,7 @@ def test_xml_round_trip_matches_the_answer_key(quiz):
         units = [(u.find("unit_name").text, float(u.find("multiplier").text)) for u in q.findall("units/unit")]
         if unit:
             assert units[0] == (unit, 1.0) and units == [(n_, m) for n_, m in UNIT_CHOICES[unit]]
-            assert q.find("unitgradingtype").text == ("0" if unit == "%" else "1")
+            assert q.find("unitgradingtype").text == "1"
         else:
             assert units == [] and q.find("showunits").text == "3"
         # the text quotes the variant's own numbers
@@ -107,7 +111,8 @@ def test_gift_matches_the_answer_key():
     for answer_id, variant, body, value, tolerance in blocks:
         key = grading.answer_key("lab5", int(variant))
         i = key.index(answer_id)
-        assert float(value) == pytest.approx(key.values[i] / key.display_factors[i], rel=1e-6)
+        factor = 1.0 if key.display_units[i] == "%" else key.display_factors[i]
+        assert float(value) == pytest.approx(key.values[i] / factor, rel=1e-6)
         assert float(tolerance) > 0
         # special characters of GIFT are escaped in texts
         assert not re.search(r"(?<!\\)[=#{}~]", body)
@@ -143,3 +148,66 @@ def test_cli_export_to_stdout():
                           "--variants", "1", "--questions", "Q3", "--no-slips"],
                          capture_output=True, text=True, check=True).stdout
     assert out.startswith("$CATEGORY: $course$/top/labcalc/lab5/Q3") and "=%100%" in out
+
+
+# -- review fixes ----------------------------------------------------------------------
+
+def test_percent_questions_agree_with_grade():
+    # the quiz asks for a fraction and lists a bare percentage as the percent/fraction
+    # slip: exactly what grade() does with the same bare numbers
+    item = grading.export.quiz_items("lab5", [0], answer_ids=["Q21.1"])[0]
+    assert item["unit"] == "" and item["factor"] == 1.0
+    assert "Give the answer as a fraction between 0 and 1" in item["text"]
+    right, *slips = item["answers"]
+    bare_fraction, bare_percent = f"{right[1]:.4f}", f"{100 * right[1]:.2f}"
+    res = grading.grade(pd.DataFrame({"student": ["a", "b"], "question": ["Q21.1"] * 2,
+                                      "answer": [bare_fraction, bare_percent]}))
+    by = res.detail.set_index("student")
+    assert by.loc["a", "score"] == 1.0
+    slip = [s for s in slips if abs(s[1] - float(bare_percent)) <= s[2]]
+    assert slip and slip[0][0] == 100 * by.loc["b", "score"] == 50.0
+    gift = grading.gift("lab5", [0], answer_ids=["Q21.1"])
+    assert f"=%100%{right[1]:.7g}:" in gift and "as a fraction between 0 and 1" in gift
+    root = fromstring(grading.moodle_xml("lab5", [0], answer_ids=["Q21.1"]))
+    assert root[1].find("units") is None and root[1].find("showunits").text == "3"
+
+
+def test_constant_has_no_percent_slip_in_the_quiz():
+    item = grading.export.quiz_items("lab5", [0], answer_ids=["Q19"])[0]
+    assert len(item["answers"]) == 1 and "plain number" in item["text"]
+
+
+@pytest.mark.parametrize("accounting", ["tc", "frame", "ip"])
+def test_prompts_and_hints_follow_the_accounting(accounting):
+    items = {i["id"]: i for i in grading.export.quiz_items("lab5", [0], answer_ids=["Q3", "Q4", "Q8"],
+                                                           accounting=accounting)}
+    wire = {i["id"]: i for i in grading.export.quiz_items("lab5", [0], answer_ids=["Q3", "Q4", "Q8"])}
+    for answer_id in ("Q3", "Q4", "Q8"):
+        assert items[answer_id]["text"] != wire[answer_id]["text"], (accounting, answer_id)
+        assert "inter-frame gap included" not in items[answer_id]["text"]
+        assert "every byte the frames take on the wire" not in items[answer_id]["text"]
+    feedback = [a[3] for a in items["Q4"]["answers"] if "accounting" in a[3]]
+    assert feedback and "value in the wire's accounting" in feedback[0]
+    own = {"tc": "Linux shaper's", "frame": "Ethernet frame's", "ip": "IP packet's"}[accounting]
+    assert f"the question uses the {own} accounting" in feedback[0]
+
+
+def test_answer_ids_ignore_case_and_duplicates(tmp_path, capsys):
+    items = grading.export.quiz_items("lab5", [1], answer_ids=["q4", "Q4", "Q3", "q13.7"])
+    assert [i["id"] for i in items] == ["Q4", "Q3", "Q13.7"]
+    out = tmp_path / "quiz.gift"
+    assert main(["export", "lab5", "--format", "gift", "--variants", "2", "--questions", "q4,Q4, q3",
+                 "-o", str(out)]) == 0
+    assert "2 questions x 2 variants" in capsys.readouterr().out
+    assert out.read_text(encoding="utf-8").count("::lab5 Q4 (variant") == 2
+    assert main(["export", "lab5", "--format", "gift", "--questions", "Q4,Q99"]) == 2
+    assert "--questions: lab5 has no answer 'Q99'" in capsys.readouterr().err
+
+
+def test_export_tc_prompts_on_the_command_line(tmp_path):
+    out = tmp_path / "tc.gift"
+    assert main(["export", "lab5", "--format", "gift", "--variants", "1", "--first-seed", "0",
+                 "--questions", "Q3,Q4", "--accounting", "tc", "-o", str(out)]) == 0
+    text = out.read_text(encoding="utf-8")
+    assert "Linux shaper charge for one datagram" in text and "=%100%1042:" in text
+    assert "on the wire is counted" not in text

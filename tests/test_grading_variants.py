@@ -179,3 +179,22 @@ def test_parallel_keys_equal_sequential_keys():
             assert parallel[s].params == other.params
     with pytest.raises(ValueError, match="jobs"):
         grading.answer_keys("lab5", seeds, jobs=0)
+
+
+def test_prompts_follow_the_accounting():
+    wire = lab5.questions(accounting="wire").text
+    for accounting in ("tc", "frame", "ip"):
+        other = lab5.questions(accounting=accounting).text
+        changed = set(wire.index[wire != other])
+        # every question that says how the links count bytes says it the accounting's way
+        assert {"Q3", "Q4", "Q8", "Q9", "Q13.1", "Q17.1", "Q21.1", "Q27.1", "Q35.1"} <= changed, accounting
+        assert not any("on the wire" in t for t in other), accounting
+    assert "1448-byte packets" in lab5.get_answer("Q8").text(accounting="tc")
+    with pytest.raises(ValueError, match="accounting"):
+        lab5.prompt_fields(accounting="bits")
+
+
+def test_cli_answers_shows_a_constant_as_a_number(capsys):
+    assert main(["answers", "lab5"]) == 0
+    line = next(l for l in capsys.readouterr().out.splitlines() if l.strip().startswith("Q19"))
+    assert line.rstrip().endswith("1.225") and "%" not in line

@@ -7,8 +7,13 @@ columns are ignored. The file comes from students, so:
 - it is never evaluated; answers are read by :func:`labcalc.grading.parse_answer`;
 - a file above ``max_bytes`` is refused before being read;
 - a malformed row (wrong number of fields, binary data, an over-long cell, an unknown
-  question, a bad variant...) is reported with its row number and reason, and skipped;
-  it never stops the grading;
+  question, a bad variant, a quote never closed...) is reported with its row number
+  and reason, and skipped; it never stops the grading;
+- the file may be UTF-8 or cp1252/latin-1 (as Windows spreadsheets write it), with
+  commas, semicolons or tabs between the columns, an Excel ``sep=;`` first line and
+  blank lines before the header; what was assumed is listed in ``notes``;
+- with a course salt, a ``variant`` column is checked against the variant the salt
+  gives each student rather than trusted (see :func:`grade`);
 - text written back to CSV is neutralised against formula injection
   (:func:`csv_safe`), and to HTML escaped (:mod:`labcalc.grading.report`).
 
@@ -25,7 +30,6 @@ Examples
 from __future__ import annotations
 
 import csv
-import io
 import math
 import os
 import re
@@ -37,6 +41,7 @@ import numpy as np
 
 from labcalc.grading.check import build_message, describe_tolerance, parse_answer
 from labcalc.grading.diagnosis import CONTEXT_SLIPS, credit_table, evaluate
+from labcalc.units import _INVISIBLE, normalize_text
 
 __all__ = [
     "AnswerFileError",
@@ -57,7 +62,7 @@ MAX_ANSWER_CHARS = 100
 MAX_STUDENT_CHARS = 64
 
 REQUIRED_COLUMNS = ("student", "question", "answer")
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffd]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufffd]")
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n")
 
 
@@ -100,24 +105,30 @@ class AnswerSheet:
     ----------
     answers : pandas.DataFrame
         Columns ``row``, ``student``, ``question``, ``answer``, ``variant`` (an integer
-        seed, or -1 when the file has no variant column).
+        seed, or -1 when the row has none: no variant column, or an empty cell).
     problems : tuple of Problem
     has_variant : bool
         Whether the file has a ``variant`` column.
     source : str
         Name of the file, for messages.
+    notes : tuple of str
+        What was assumed to read the file as a whole: an encoding other than UTF-8,
+        a delimiter other than the comma, a skipped ``sep=`` line.
 
     Examples
     --------
     >>> sheet = read_answers(b"student,question,answer\\nada,Q4,4.69 Mbit/s\\n")
     >>> sheet.answers["question"].tolist(), sheet.has_variant, sheet.problems
     (['Q4'], False, ())
+    >>> read_answers("student;question;answer\\nJosé;Q4;4,69 Mbit/s\\n".encode("cp1252")).notes
+    ("the file is not UTF-8: read as cp1252 (Windows Western European); check accented names such as 'José'", "columns separated by ';'")
     """
 
     answers: object
     problems: tuple[Problem, ...]
     has_variant: bool
     source: str = "answers"
+    notes: tuple[str, ...] = ()
 
 
 def csv_safe(value):
@@ -182,18 +193,123 @@ def _read_bytes(source, max_bytes: int) -> tuple[bytes, str]:
     return data, name
 
 
-def _looks_binary(data: bytes) -> bool:
-    """A header line with control bytes, or a head that is mostly control bytes."""
+# Signatures of files that are certainly not a CSV text, and what they probably are.
+_MAGIC = (
+    (b"\xef\xbb\xbf", None),  # UTF-8 byte-order mark: text
+    (b"\xff\xfe", "UTF-16 text; save it as CSV UTF-8"),
+    (b"\xfe\xff", "UTF-16 text; save it as CSV UTF-8"),
+    (b"PK\x03\x04", "a ZIP archive, or an .xlsx/.ods workbook; export it as CSV"),
+    (b"\xd0\xcf\x11\xe0", "an old Office file (.xls?); export it as CSV"),
+    (b"\x89PNG", "a PNG image"),
+    (b"GIF8", "a GIF image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"%PDF", "a PDF document"),
+    (b"\x1f\x8b", "a gzip archive"),
+    (b"\x7fELF", "a program"),
+)
+# A well-formed UTF-8 sequence of two to four bytes.
+_UTF8_MULTIBYTE = re.compile(
+    rb"[\xc2-\xdf][\x80-\xbf]|\xe0[\xa0-\xbf][\x80-\xbf]|[\xe1-\xec\xee\xef][\x80-\xbf]{2}"
+    rb"|\xed[\x80-\x9f][\x80-\xbf]|\xf0[\x90-\xbf][\x80-\xbf]{2}|[\xf1-\xf3][\x80-\xbf]{3}"
+    rb"|\xf4[\x80-\x8f][\x80-\xbf]{2}"
+)
+
+
+def _binary_kind(data: bytes) -> str | None:
+    """Why ``data`` is not a CSV text file, or None when it may be one."""
+    for magic, kind in _MAGIC:
+        if data.startswith(magic):
+            return kind
     head = data[:65536]
-    first_line = head.split(b"\n", 1)[0][:4096]
+    first_line = head.lstrip(b"\r\n").split(b"\n", 1)[0][:4096]
     if any(b < 9 or 13 < b < 32 or b == 127 for b in first_line):
-        return True
-    try:
-        first_line.decode("utf-8")
-    except UnicodeDecodeError:
-        return len(first_line) < 4096  # (a cut in the middle of a character is fine)
+        return "binary data"
     controls = sum(1 for b in head if b < 9 or 13 < b < 32)
-    return controls > 0.3 * max(len(head), 1)
+    return "binary data" if controls > 0.3 * max(len(head), 1) else None
+
+
+def _decode(data: bytes) -> tuple[str, str | None]:
+    """The text of the file and a note when it is not plain UTF-8.
+
+    UTF-8 (with or without a byte-order mark) first. A file that is not valid UTF-8
+    but holds well-formed multi-byte UTF-8 sequences is UTF-8 with a few broken bytes:
+    those become U+FFFD and their rows are skipped. Any other file is taken to be
+    cp1252, what spreadsheets on Windows write (latin-1 for the five bytes cp1252
+    leaves undefined).
+    """
+    try:
+        return data.decode("utf-8-sig"), None
+    except UnicodeDecodeError:
+        pass
+    if _UTF8_MULTIBYTE.search(data):
+        return (data.decode("utf-8-sig", errors="replace"),
+                "the file is UTF-8 with some invalid bytes: the rows holding them are skipped")
+    try:
+        text, encoding = data.decode("cp1252"), "cp1252 (Windows Western European)"
+    except UnicodeDecodeError:
+        text, encoding = data.decode("latin-1"), "latin-1 (ISO 8859-1)"
+    sample = ""
+    for word in re.findall(r"[^\s,;\t|\"\x00-\x1f\x7f-\x9f]*[\xa0-\xff\u0152-\u2122]"
+                          r"[^\s,;\t|\"\x00-\x1f\x7f-\x9f]*", text)[:1]:
+        sample = f"; check accented names such as {_quote(word, 30)}"
+    return text, f"the file is not UTF-8: read as {encoding}{sample}"
+
+
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+_SEP_LINE = re.compile(r'^\s*"?sep=(.)"?\s*$', re.IGNORECASE)
+_DELIMITERS = (",", ";", "\t", "|")
+_DELIMITER_NAMES = {",": "','", ";": "';'", "\t": "tabs", "|": "'|'"}
+
+
+#: A record may run over at most this many lines (a quoted field with line breaks):
+#: a quote that is never closed is found after reading that many lines, so that a file
+#: of such quotes costs a few passes over the file instead of one pass per line.
+_MAX_RECORD_LINES = 8
+
+
+class _Lines:
+    """The physical lines of a file, as an iterator whose position can be moved back.
+
+    ``limit`` (an index) ends the iteration early: the csv reader then returns the
+    record read so far.
+    """
+
+    def __init__(self, lines: list[str], start: int = 0):
+        self.lines, self.i = lines, start
+        self.limit = len(lines)
+
+    def __iter__(self):
+        return self
+
+    def __next__(self) -> str:
+        if self.i >= self.limit or self.i >= len(self.lines):
+            raise StopIteration
+        line = self.lines[self.i]
+        self.i += 1
+        return line
+
+
+def _is_blank(line: str) -> bool:
+    return not line.strip(" \t\r\n,;|\ufeff")
+
+
+def _header_fields(line: str, delimiter: str) -> list[str]:
+    try:
+        fields = next(csv.reader([line], delimiter=delimiter, strict=False), [])
+    except csv.Error:
+        return []
+    return [normalize_text(h).strip().lstrip("\ufeff").lower() for h in fields]
+
+
+def _sniff_delimiter(header: str) -> str:
+    """The delimiter that splits the header line into the required columns."""
+    best, best_score = ",", (-1, 0)
+    for d in _DELIMITERS:
+        columns = _header_fields(header, d)
+        score = (sum(c in columns for c in REQUIRED_COLUMNS), len(columns))
+        if score > best_score:
+            best, best_score = d, score
+    return best
 
 
 def read_answers(source, *, max_bytes: int = DEFAULT_MAX_BYTES) -> AnswerSheet:
@@ -202,9 +318,12 @@ def read_answers(source, *, max_bytes: int = DEFAULT_MAX_BYTES) -> AnswerSheet:
     Parameters
     ----------
     source : str, Path, bytes or file object
-        The answers file (UTF-8, with or without a byte-order mark; any line endings).
+        The answers file: UTF-8 (with or without a byte-order mark) or, failing that,
+        cp1252/latin-1 (said in ``notes``); any line endings; columns separated by
+        commas, semicolons, tabs or ``|`` (found from the header line, or from an
+        Excel ``sep=;`` first line); blank lines before the header are skipped.
     max_bytes : int
-        Files larger than this are refused without being read.
+        Files larger than this [byte] are refused without being read.
 
     Returns
     -------
@@ -216,28 +335,61 @@ def read_answers(source, *, max_bytes: int = DEFAULT_MAX_BYTES) -> AnswerSheet:
         When the file as a whole cannot be used: missing, too large, binary, empty, or
         without the columns ``student``, ``question`` and ``answer``.
 
+    Notes
+    -----
+    Rows are numbered by the line of the file where they start (the first line is 1).
+    A quote that opens a field and is never closed would swallow the rest of the file
+    into one field: such a row (a field that runs over several lines and holds what
+    looks like more rows) is reported at the line where the quote opened, and reading
+    starts again on the next line, so the rows after it are still graded.
+
     Examples
     --------
-    >>> sheet = read_answers(b"Student;Question;Answer\\n")
+    >>> sheet = read_answers(b"Student,Question\\n")
     Traceback (most recent call last):
     ...
-    labcalc.grading.batch.AnswerFileError: answers: missing column 'student' (an answers file needs the columns student, question, answer, and optionally variant; found: 'student;question;answer')
+    labcalc.grading.batch.AnswerFileError: answers: missing column 'answer' (an answers file needs the columns student, question, answer, and optionally variant; found: 'student', 'question')
     >>> sheet = read_answers(b"student,question,answer\\nada,Q4,4,69 Mbit/s\\n")
     >>> [str(p) for p in sheet.problems]
     ['row 2: 4 fields where the header has 3 (an unquoted comma in the answer?)']
+    >>> sheet = read_answers(b'sep=;\\n\\nstudent;question;answer\\nada;Q4;"4.69 Mbit/s\\nbob;Q4;4,69 Mbit/s\\n')
+    >>> sheet.answers["student"].tolist(), [str(p) for p in sheet.problems]
+    (['bob'], ['row 4: a quote opened in this row is never closed (it runs over 2 lines); the row is skipped and the lines after it are read again'])
     """
     data, name = _read_bytes(source, max_bytes)
-    if _looks_binary(data):
-        raise AnswerFileError(f"{name}: not a CSV text file (binary data, or text that is not UTF-8)")
-    text = data.decode("utf-8-sig", errors="replace")
+    kind = _binary_kind(data)
+    if kind is not None:
+        raise AnswerFileError(f"{name}: not a CSV text file ({kind})")
+    text, encoding_note = _decode(data)
     if not text.strip():
         raise AnswerFileError(f"{name}: the file is empty")
-    reader = csv.reader(io.StringIO(text, newline=""), strict=False)
+    notes = [encoding_note] if encoding_note else []
+    lines = _LINE.findall(text)
+    start = 0
+    while start < len(lines) and _is_blank(lines[start]):
+        start += 1
+    delimiter = None
+    if start < len(lines):
+        m = _SEP_LINE.match(lines[start].lstrip("\ufeff"))
+        if m and m.group(1) in _DELIMITERS + (" ",):
+            delimiter = m.group(1)
+            notes.append(f"line {start + 1} {lines[start].strip()!r} (an Excel delimiter line) skipped")
+            start += 1
+            while start < len(lines) and _is_blank(lines[start]):
+                start += 1
+    if start >= len(lines):
+        raise AnswerFileError(f"{name}: the file is empty")
+    if delimiter is None:
+        delimiter = _sniff_delimiter(lines[start])
+    if delimiter != ",":
+        notes.append(f"columns separated by {_DELIMITER_NAMES.get(delimiter, repr(delimiter))}")
+    it = _Lines(lines, start)
+    reader = csv.reader(it, delimiter=delimiter, strict=False)
     try:
         header = next(reader)
     except csv.Error as exc:
         raise AnswerFileError(f"{name}: cannot read the header line ({exc})") from None
-    columns = [h.strip().lstrip("\ufeff").lower() for h in header]
+    columns = [normalize_text(h).strip().lstrip("\ufeff").lower() for h in header]
     missing = [c for c in REQUIRED_COLUMNS if c not in columns]
     if missing:
         found = ", ".join(_quote(c, 30) for c in columns[:6])
@@ -249,26 +401,50 @@ def read_answers(source, *, max_bytes: int = DEFAULT_MAX_BYTES) -> AnswerSheet:
     if duplicated:
         raise AnswerFileError(f"{name}: column {duplicated[0]!r} appears twice")
     has_variant = "variant" in columns
+    n_columns = len(columns)
+
+    def runaway(fields) -> bool:
+        """A field over several lines that holds more rows: a quote never closed."""
+        if len(fields) != n_columns or it.i >= len(lines) or it.i >= it.limit:
+            return True
+        return any(("\n" in f or "\r" in f) and delimiter in f for f in fields)
 
     def records():
-        line = reader.line_num
+        nonlocal reader
         while True:
-            start = line + 1
+            first = it.i  # index of the line where the next record starts
+            it.limit = first + _MAX_RECORD_LINES
             try:
                 fields = next(reader)
             except StopIteration:
                 return
             except csv.Error as exc:
-                yield start, None, f"unreadable CSV ({exc})"
-                if reader.line_num == line:  # pragma: no cover - csv always advances
-                    return
-                line = reader.line_num
+                spanned = it.i - first
+                if spanned > 1:  # a quote that ran on: read again from the next line
+                    yield first + 1, None, (f"a quote opened in this row is never closed ({exc}); the row "
+                                            f"is skipped and the lines after it are read again")
+                    it.i = first + 1
+                else:
+                    yield first + 1, None, f"unreadable CSV ({exc})"
+                reader = csv.reader(it, delimiter=delimiter, strict=False)
                 continue
-            line = reader.line_num
-            yield start, fields, None
+            spanned = it.i - first
+            if any("\n" in f or "\r" in f for f in fields):
+                if runaway(fields):
+                    over = (f"more than {spanned}" if it.i >= it.limit and it.i < len(lines)
+                            else f"{spanned}")
+                    yield first + 1, None, (f"a quote opened in this row is never closed (it runs over "
+                                            f"{over} line{'s' if over != '1' else ''}); the row is "
+                                            f"skipped and the lines after it are read again")
+                    it.i = first + 1
+                    reader = csv.reader(it, delimiter=delimiter, strict=False)
+                else:
+                    yield first + 1, None, "a line break inside a quoted field"
+                continue
+            yield first + 1, fields, None
 
     rows, problems = _validate(records(), columns, has_variant)
-    return AnswerSheet(_frame(rows), tuple(problems), has_variant, name)
+    return AnswerSheet(_frame(rows), tuple(problems), has_variant, name, tuple(notes))
 
 
 def _frame(rows):
@@ -279,7 +455,7 @@ def _frame(rows):
 
 
 def _normal_question(text: str) -> str:
-    text = text.strip()
+    text = normalize_text(text).strip()
     return "Q" + text[1:] if text[:1] == "q" else text
 
 
@@ -319,6 +495,11 @@ def _validate(records: Iterable, columns: list[str], has_variant: bool):
         if not student:
             problem(row, "no student id")
             continue
+        hidden = _INVISIBLE.search(student)
+        if hidden:
+            problem(row, f"student id {_quote(student, 30)} holds an invisible or bidirectional control "
+                         f"character (U+{ord(hidden.group()):04X}); correct the id")
+            continue
         if len(student) > MAX_STUDENT_CHARS:
             problem(row, f"student id longer than {MAX_STUDENT_CHARS} characters")
             continue
@@ -333,16 +514,47 @@ def _validate(records: Iterable, columns: list[str], has_variant: bool):
             continue
         variant = -1
         if i_variant is not None:
-            text = fields[i_variant].strip()
-            if not text:
-                problem(row, "no variant (the file has a variant column)")
-                continue
-            if not re.fullmatch(r"\d{1,19}", text) or int(text) > MAX_SEED:
-                problem(row, f"variant {_quote(text, 24)} is not a whole number between 0 and 2**63 - 1")
-                continue
-            variant = int(text)
+            text = normalize_text(fields[i_variant]).strip()
+            if text:  # an empty cell: the variant comes from the course salt (see grade)
+                m = _VARIANT.fullmatch(text)
+                if not m or int(m.group(1)) > MAX_SEED:
+                    problem(row, f"variant {_quote(text, 24)} is not a whole number between 0 and 2**63 - 1")
+                    continue
+                variant = int(m.group(1))
         rows.append((row, student, question, answer, variant))
     return rows, problems
+
+
+_VARIANT = re.compile(r"([0-9]{1,19})(?:\.0*)?")
+#: Largest integer a float column holds exactly: larger variants in one lost digits.
+_EXACT_FLOAT = 2**53
+
+
+def _cell(v) -> str:
+    """A cell of a data frame as the text a CSV file would hold.
+
+    Missing values (None, NaN, NA) are empty; whole floats lose their ``.0`` (a column
+    with a missing value becomes float: 3.0 is 3); other numbers are written in full.
+    """
+    import pandas as pd
+
+    if v is None:
+        return ""
+    if isinstance(v, str):
+        return v
+    if isinstance(v, (bool, np.bool_)):
+        return str(v)
+    try:
+        if pd.isna(v):
+            return ""
+    except (TypeError, ValueError):
+        pass
+    if isinstance(v, (float, np.floating)):
+        v = float(v)
+        if math.isfinite(v) and v.is_integer() and abs(v) < 1e21:
+            return str(int(v))
+        return repr(v)
+    return str(v)
 
 
 def _sheet_from_frame(df) -> AnswerSheet:
@@ -354,16 +566,19 @@ def _sheet_from_frame(df) -> AnswerSheet:
     renamed = df.set_axis(columns, axis=1)
     wanted = list(REQUIRED_COLUMNS) + (["variant"] if has_variant else [])
 
-    def cell(v):
-        if v is None or (isinstance(v, float) and math.isnan(v)):
-            return ""
-        return str(v)
+    def records():
+        for i, values in enumerate(renamed[wanted].itertuples(index=False, name=None)):
+            if has_variant:
+                v = values[-1]
+                if (isinstance(v, (float, np.floating)) and math.isfinite(v)
+                        and abs(v) >= _EXACT_FLOAT):
+                    yield (i + 2, None, f"variant {float(v):.6g} is a float and has lost digits (a "
+                                        f"column with an empty cell becomes float); keep the variant "
+                                        f"column as integers (dtype 'Int64') or text")
+                    continue
+            yield i + 2, [_cell(v) for v in values], None
 
-    records = (
-        (i + 2, [cell(v) for v in values], None)
-        for i, values in enumerate(renamed[wanted].itertuples(index=False, name=None))
-    )
-    rows, problems = _validate(records, wanted, has_variant)
+    rows, problems = _validate(records(), wanted, has_variant)
     return AnswerSheet(_frame(rows), tuple(problems), has_variant, "answers")
 
 
@@ -389,6 +604,9 @@ class GradeResult:
         Rows skipped while reading or grading.
     lab, accounting, source : str
         The lab, the accounting of its answer key, and the name of the answers file.
+    notes : tuple of str
+        What was assumed about the file as a whole (encoding, delimiter) and how the
+        variants were found.
 
     Examples
     --------
@@ -404,6 +622,7 @@ class GradeResult:
     lab: str = "lab5"
     accounting: str = "wire"
     source: str = "answers"
+    notes: tuple[str, ...] = ()
 
     def summary(self) -> str:
         """One line: students, answers, mean grade, skipped rows.
@@ -430,6 +649,14 @@ class GradeResult:
         """Write one row per answer (student, question, answer, points, diagnosis, message)."""
         cols = ["student", "variant", "question", "answer", "points", "max_points", "diagnosis", "message"]
         _safe_frame(self.detail[cols]).to_csv(path, index=False, float_format="%.6g")
+
+    def write_problems(self, path) -> None:
+        """Write every skipped row (``row``, ``reason``) as CSV, cells neutralised."""
+        import pandas as pd
+
+        df = pd.DataFrame({"row": [p.row for p in self.problems],
+                           "reason": [p.reason for p in self.problems]})
+        _safe_frame(df).to_csv(path, index=False)
 
     def report_html(self, title: str | None = None) -> str:
         """The HTML report (see :func:`labcalc.grading.report.report_html`)."""
@@ -462,9 +689,12 @@ def grade(answers, lab: str = "lab5", *, salt: str | None = None, accounting: st
         ``answer`` and optionally ``variant``.
     lab : str, default "lab5"
     salt : str, optional
-        Course salt: without a variant column, each student's variant is
-        ``variant_for(student, salt)``. Without both, every student is graded on the
-        handout's numbers (variant 0).
+        Course salt: each student's variant is ``variant_for(student, salt)``. With a
+        variant column too, the column is checked against it rather than trusted: a
+        row whose variant differs from the student's is reported and skipped, and an
+        empty cell takes the student's variant. Without a salt, the variant column
+        decides (an empty cell is reported); without both, every student is graded on
+        the handout's numbers (variant 0).
     accounting : str, default "wire"
         Byte accounting of the answer key.
     credit : mapping, optional
@@ -483,9 +713,13 @@ def grade(answers, lab: str = "lab5", *, salt: str | None = None, accounting: st
 
     Notes
     -----
-    Rows with an unknown question id, a variant that disagrees with the student's
-    first row, or a second answer to the same question (the last one is graded) are
-    reported in ``problems``. Each variant's answer key is computed once and cached
+    Rows with an unknown question id, a variant that disagrees with the course salt
+    (or, without a salt, with the student's first row), or a second answer to the same
+    question (the last one is graded) are reported in ``problems``. Answers given as
+    numbers in a data frame are read as the same text without a unit (``1066`` as
+    ``"1066"``: a missing unit where the question needs one), and a variant column
+    that became float because of an empty cell is read back as integers (3.0 is
+    variant 3; an empty cell is "no variant given"). Each variant's answer key is computed once and cached
     (:func:`labcalc.grading.answer_keys`, in parallel when many are missing); parsing
     is cached per distinct answer text, and the checks run vectorised over all
     answers.
@@ -530,27 +764,42 @@ def grade(answers, lab: str = "lab5", *, salt: str | None = None, accounting: st
     rows = df["row"].to_numpy()
     students = df["student"].to_numpy(object)
     questions = df["question"].to_numpy(object)
-    variants = df["variant"].to_numpy()
+    variants = df["variant"].to_numpy(dtype=np.int64).copy()
+    notes = list(sheet.notes)
     answer_index = np.array([position.get(q, -1) for q in questions], dtype=np.int64)
     for i in np.flatnonzero(answer_index < 0):
         problems.append(Problem(int(rows[i]), f"unknown question {_quote(questions[i], 20)} "
                                               f"({lab} ids look like {example})"))
         keep[i] = False
-    if sheet.has_variant:
+    seeds = ({s: module.variant_for(s, salt) for s in set(students[keep])}
+             if salt is not None else {})
+    if sheet.has_variant and salt is not None:
+        # the salt decides; the column is checked against it, never trusted
+        for i in np.flatnonzero(keep):
+            s, v = students[i], int(variants[i])
+            if v < 0:
+                variants[i] = seeds[s]
+            elif v != seeds[s]:
+                problems.append(Problem(int(rows[i]), f"variant {v} is not the variant of student "
+                                                      f"{_quote(s, 30)} under the course salt "
+                                                      f"({seeds[s]}); the row is skipped"))
+                keep[i] = False
+        notes.append("the variant column was checked against the course salt")
+    elif sheet.has_variant:
         first: dict[str, tuple[int, int]] = {}
         for i in np.flatnonzero(keep):
             s, v = students[i], int(variants[i])
-            if s not in first:
+            if v < 0:
+                problems.append(Problem(int(rows[i]), "no variant (the file has a variant column, and "
+                                                      "no course salt was given to derive it)"))
+                keep[i] = False
+            elif s not in first:
                 first[s] = (v, int(rows[i]))
             elif first[s][0] != v:
                 problems.append(Problem(int(rows[i]), f"variant {v} differs from variant "
                                                       f"{first[s][0]} of the same student at row {first[s][1]}"))
                 keep[i] = False
     else:
-        if salt is not None:
-            seeds = {s: module.variant_for(s, salt) for s in set(students[keep])}
-        else:
-            seeds = {}
         variants = np.array([seeds.get(s, 0) for s in students], dtype=np.int64)
     # -- answer keys, one per variant (a variant whose key fails skips its rows) --------
     key_errors: dict[int, str] = {}
@@ -604,7 +853,8 @@ def grade(answers, lab: str = "lab5", *, salt: str | None = None, accounting: st
     status = np.array([p.status for p in parsed], object)
 
     out = evaluate(given, status, expected, bases, rtol, atol, np.full(len(idx), sigfigs or 0.0),
-                   display_factors, alternatives, credits)
+                   display_factors, alternatives, credits,
+                   percent=np.asarray([u == "%" for u in base_key.display_units], bool)[answer_index])
 
     # -- messages ---------------------------------------------------------------------
     tolerance_text = [describe_tolerance(float(base_key.rtol[j]), float(base_key.atol[j]), sigfigs,
@@ -620,7 +870,7 @@ def grade(answers, lab: str = "lab5", *, salt: str | None = None, accounting: st
             factor=float(out["factor"][i]), ratio=float(out["ratio"][i]),
             tolerance=tolerance_text[j], display_factor=float(display_factors[i]),
             display_unit=display_units[i], required_base=bases[i], given_base=parsed[i].unit,
-            reason=parsed[i].reason, accounting=accounting,
+            reason=parsed[i].reason, accounting=accounting, expected=float(expected[i]),
         ))
     max_points = point_values[answer_index]
     detail = pd.DataFrame({
@@ -659,7 +909,7 @@ def grade(answers, lab: str = "lab5", *, salt: str | None = None, accounting: st
     # -- statistics per question --------------------------------------------------------
     stats = _stats(detail, module, ids, point_values)
     return GradeResult(detail=detail, grades=grades, stats=stats, problems=tuple(problems),
-                       lab=lab, accounting=accounting, source=sheet.source)
+                       lab=lab, accounting=accounting, source=sheet.source, notes=tuple(notes))
 
 
 def _stats(detail, module, ids, point_values):

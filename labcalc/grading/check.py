@@ -23,14 +23,22 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from labcalc.grading.diagnosis import CONTEXT_SLIPS, SLIPS, evaluate
-from labcalc.units import scale_value, split_quantity, unit_scale
+from labcalc.grading.diagnosis import CONTEXT_SLIPS, SLIPS, evaluate, other_accounting
+from labcalc.units import normalize_text, scale_value, split_quantity, unit_scale
 
 __all__ = ["CheckResult", "ParsedAnswer", "check", "parse_answer", "display_scale"]
 
-# What each base unit measures, for messages.
-_QUANTITY_NAME = {"bit/s": "rate", "byte": "size in bytes", "s": "time", "1": "plain number",
-                  "packet": "number of packets"}
+# What each base unit measures, for messages (with its article).
+_QUANTITY_NAME = {"bit/s": "a rate", "byte": "an amount of data", "s": "a time",
+                  "1": "a plain number", "packet": "a number of packets"}
+# Units a suggestion may use, per base unit: (name, size in base units).
+_SUGGEST_UNITS = {
+    "bit/s": (("bit/s", 1.0), ("kbit/s", 1e3), ("Mbit/s", 1e6), ("Gbit/s", 1e9)),
+    "byte": (("bytes", 1.0), ("kB", 1e3), ("MB", 1e6)),
+    "s": (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)),
+    "packet": (("packets", 1.0),),
+}
+_PERCENT_UNITS = ("%", "percent", "pct")
 _EXAMPLE_UNIT = {"bit/s": "Mbit/s", "byte": "bytes", "s": "ms", "1": "%", "packet": "packets"}
 # Longest answer text quoted back in a message.
 _QUOTE_CHARS = 40
@@ -85,7 +93,9 @@ def parse_answer(answer, unit: str | None = None, *, require_unit: bool = True) 
     ----------
     answer : float or str
         A number is taken in ``unit`` (base units when ``unit`` is None). Text must be
-        a number followed by a unit, such as ``"4.69 Mbit/s"`` or ``"6.2 %"``.
+        a number followed by a unit, such as ``"4.69 Mbit/s"`` or ``"6.2 %"``; it is
+        normalised first (:func:`labcalc.units.normalize_text`: NFKC, invisible
+        characters removed, digits of any script read as ASCII digits).
     unit : str, optional
         The unit the question asks for (``"Mbit/s"``, ``"bytes"``, ``"ms"``, ``"%"``).
         It fixes the kind of quantity expected; ``None`` accepts any kind.
@@ -124,6 +134,7 @@ def parse_answer(answer, unit: str | None = None, *, require_unit: bool = True) 
     if not isinstance(answer, str):
         return ParsedAnswer(math.nan, None, "unreadable",
                             f"an answer must be a number or text, not {type(answer).__name__}")
+    answer = normalize_text(answer)
     if not answer.strip():
         return ParsedAnswer(math.nan, None, "empty", "no answer")
     try:
@@ -140,15 +151,18 @@ def parse_answer(answer, unit: str | None = None, *, require_unit: bool = True) 
     try:
         scale, base = unit_scale(unit_text)
     except ValueError as exc:
-        if "labcalc does not use" in str(exc):
+        text = str(exc).removeprefix("quantity: ")
+        if "labcalc does not use" in text:
             reason = f"{_quote(unit_text, 20)} is not a unit of rate, size, time or share"
-        else:
+        elif "unknown unit" in text:
             reason = f"unknown unit {_quote(unit_text, 20)}"
+        else:  # ambiguous ("Ms"), or a percentage mixed with another unit
+            reason = text
         return ParsedAnswer(math.nan, None, "unreadable", reason)
     value = scale_value(number, scale)
     if unit is not None and base != required:
         return ParsedAnswer(value, base, "wrong_unit",
-                            f"{_quote(answer)} is a {_QUANTITY_NAME.get(base, base)}")
+                            f"{_quote(answer)} is {_QUANTITY_NAME.get(base, base)}")
     return ParsedAnswer(value, base, "ok")
 
 
@@ -217,9 +231,36 @@ def _show(value: float, factor: float, unit: str) -> str:
     return f"{shown} {unit}".strip()
 
 
+def _show_abs(value: float, factor: float, unit: str) -> str:
+    """An absolute tolerance; on a percentage it is in percentage points."""
+    if unit == "%":
+        shown = _num(value / factor)
+        return f"{shown} percentage point{'s' if shown != '1' else ''}"
+    return _show(value, factor, unit)
+
+
 def describe_tolerance(rtol: float, atol: float, sigfigs: int | None, factor: float,
                        unit: str) -> str:
-    """Words for a tolerance, e.g. ``"1 %"`` or ``"1 % (or ±0.1 %)"``.
+    """Words for a tolerance, e.g. ``"1 %"`` or ``"1 % + 0.1 percentage points"``.
+
+    The two parts add up (an answer is accepted within ``atol + rtol * |expected|``),
+    and the words say so.
+
+    Parameters
+    ----------
+    rtol, atol : float
+        Relative tolerance [1] and absolute tolerance [base units].
+    sigfigs : int or None
+        Significant digits instead of ``rtol``.
+    factor : float
+        Size of ``unit`` in base units.
+    unit : str
+        Unit the absolute tolerance is shown in (``"%"``: percentage points).
+
+    Returns
+    -------
+    str
+        The tolerance in words.
 
     Examples
     --------
@@ -228,23 +269,24 @@ def describe_tolerance(rtol: float, atol: float, sigfigs: int | None, factor: fl
     >>> describe_tolerance(0.0, 0.5, None, 1.0, "bytes")
     '±0.5 bytes'
     >>> describe_tolerance(0.01, 0.001, None, 0.01, "%")
-    '1 % (or ±0.1 %)'
+    '1 % + 0.1 percentage points'
+    >>> describe_tolerance(0.02, 0.0005, 3, 1e-3, "ms")
+    '3 significant digits + 0.5 ms'
     """
     if sigfigs:
         text = f"{int(sigfigs)} significant digit{'s' if sigfigs != 1 else ''}"
-        return text + (f" (or ±{_show(atol, factor, unit)})" if atol else "")
+        return text + (f" + {_show_abs(atol, factor, unit)}" if atol else "")
     rel = f"{_num(100 * rtol)} %" if rtol else ""
-    ab = f"±{_show(atol, factor, unit)}" if atol else ""
-    if rel and ab:
-        return f"{rel} (or {ab})"
-    return rel or ab or "exactly"
+    if rel and atol:
+        return f"{rel} + {_show_abs(atol, factor, unit)}"
+    return rel or (f"±{_show_abs(atol, factor, unit)}" if atol else "") or "exactly"
 
 
 _ACCOUNTING_WORDS = {
     "wire": "the wire's accounting (every byte: preamble, headers, FCS and inter-frame gap)",
     "tc": "the Linux shaper's accounting (Ethernet header and IP packet only)",
     "frame": "the Ethernet frame's accounting (headers and FCS, no preamble or gap)",
-    "ip": "the IP packet's accounting",
+    "ip": "the IP packet's accounting (IP packet only)",
 }
 
 
@@ -252,15 +294,22 @@ def _times(f: float) -> str:
     return f"{_num(f)} times too large" if f > 1 else f"{_num(1 / f)} times too small"
 
 
-def _hint(code: str, factor: float, ratio: float, accounting: str) -> str:
-    """Explanation of one slip, as the end of a sentence."""
+def _hint(code: str, factor: float, ratio: float, accounting: str,
+          other: str | None = None) -> str:
+    """Explanation of one slip, as the end of a sentence.
+
+    ``factor`` is the generic slip's factor (answer / expected), ``ratio`` the context
+    slip's value / expected; ``accounting`` is the accounting of the expected value and
+    ``other`` the one the ``wire_vs_shaper`` value was computed in (by default
+    :func:`labcalc.grading.diagnosis.other_accounting` of ``accounting``).
+    """
     big = factor > 1
     if code == "bytes_bits":
         return (f"it is {_times(factor)}: bytes and bits look mixed up (1 byte = 8 bits)")
     if code == "kilo_mega":
         return f"it is {_times(factor)}: check the prefix (k = 10^3, M = 10^6, m = 10^-3)"
     if code == "binary_prefix":
-        off = _num(100 * (max(factor, 1 / factor) - 1))
+        off = f"{100 * abs(factor - 1):.2g}"
         return (f"it is {off} % too {'large' if big else 'small'}: in networking k means 1000 "
                 f"and M 10^6, not 1024 and 1024^2")
     if code == "percent_fraction":
@@ -271,7 +320,7 @@ def _hint(code: str, factor: float, ratio: float, accounting: str) -> str:
         return (f"it is off by exactly the frame efficiency ({eff:.3f} = payload bytes / frame "
                 f"bytes): count the header bytes of every frame")
     if code == "wire_vs_shaper":
-        other = "tc" if accounting == "wire" else "wire"
+        other = other or other_accounting(accounting)
         return (f"it is the value in {_ACCOUNTING_WORDS.get(other, other)}, but the question "
                 f"uses {_ACCOUNTING_WORDS.get(accounting, accounting)}")
     if code == "rate_for_goodput":
@@ -281,17 +330,67 @@ def _hint(code: str, factor: float, ratio: float, accounting: str) -> str:
     return SLIPS.get(code, code)
 
 
+def _suggested_unit(number: float, expected: float | None, base: str, display_unit: str) -> str:
+    """The unit in which the bare ``number`` comes closest to ``expected`` (for a hint)."""
+    choices = _SUGGEST_UNITS.get(base, ())
+    if (not choices or expected is None or not math.isfinite(expected) or expected == 0
+            or not math.isfinite(number) or number == 0 or (number > 0) != (expected > 0)):
+        return display_unit
+    best = min(choices, key=lambda c: abs(math.log10(abs(number) * c[1] / abs(expected))))
+    closest = abs(math.log10(abs(number) * best[1] / abs(expected)))
+    if display_unit:
+        try:
+            own = abs(math.log10(abs(number) * display_scale(display_unit)[0] / abs(expected)))
+        except ValueError:  # pragma: no cover - display units are known units
+            own = math.inf
+        if own <= closest + 0.5:  # the question's own unit unless another is much closer
+            return display_unit
+    return best[0]
+
+
 def build_message(*, diagnosis, correct, score, text, given, relative_error, factor, ratio,
                   tolerance, display_factor, display_unit, required_base, given_base, reason,
-                  accounting="wire") -> str:
-    """The one-sentence message for a graded answer (used by check and batch grading)."""
+                  accounting="wire", expected=None) -> str:
+    """The one-sentence message for a graded answer (used by check and batch grading).
+
+    Parameters
+    ----------
+    diagnosis, correct, score, relative_error, factor, ratio
+        The verdict (see :func:`labcalc.grading.diagnosis.evaluate`).
+    text : str or None
+        The answer as typed (None for a number).
+    given : float
+        The answer [base units]; for a missing unit, the number read in the display unit.
+    tolerance : str
+        The tolerance in words (:func:`describe_tolerance`).
+    display_factor, display_unit
+        The unit the question is asked in and its size [base units].
+    required_base, given_base : str
+        Base units of the question and of the answer.
+    reason : str
+        Why the answer could not be read.
+    accounting : str, default "wire"
+        Accounting of the expected value (for ``wire_vs_shaper``).
+    expected : float, optional
+        Expected value [base units], to suggest a unit for a bare number.
+
+    Returns
+    -------
+    str
+        One sentence.
+    """
     if text is None:
         shown = _quote(_show(given, display_factor, display_unit)) if given == given else "''"
     else:
         shown = _quote(text)
     if correct:
         return f"Correct: {shown} is within {tolerance} of the expected value."
-    credit = f"Partly right ({_num(100 * score)} % of the points)" if score > 0 else "Not correct"
+    if score >= 1.0:
+        credit = "Accepted for full points"
+    elif score > 0:
+        credit = f"Partly right ({_num(100 * score)} % of the points)"
+    else:
+        credit = "Not correct"
     if diagnosis == "empty":
         return "No answer given."
     if diagnosis == "unreadable":
@@ -300,13 +399,15 @@ def build_message(*, diagnosis, correct, score, text, given, relative_error, fac
                 f"such as '4.69 Mbit/s'.")
     if diagnosis == "missing_unit":
         unit = display_unit or _EXAMPLE_UNIT.get(required_base, "")
-        bare = text.strip() if isinstance(text, str) else shown
+        bare = text.strip() if isinstance(text, str) else shown.strip("'")
+        number = given / display_factor if display_factor else math.nan
+        unit = _suggested_unit(number, expected, required_base, unit)
         return (f"{credit}: {shown} has no unit, and the unit is not assumed; write it with "
                 f"one, such as '{_clip(bare)} {unit}' if you mean {unit}.")
     if diagnosis == "wrong_unit":
         unit = display_unit or _EXAMPLE_UNIT.get(required_base, "")
-        return (f"Not correct: {shown} is a {_QUANTITY_NAME.get(given_base, given_base)}, but the "
-                f"question asks for a {_QUANTITY_NAME.get(required_base, required_base)} (in {unit}).")
+        return (f"Not correct: {shown} is {_QUANTITY_NAME.get(given_base, given_base)}, but the "
+                f"question asks for {_QUANTITY_NAME.get(required_base, required_base)} (in {unit}).")
     if diagnosis == "rounding":
         return (f"{credit}: {shown} is close but outside the tolerance of {tolerance}; keep more "
                 f"digits in intermediate results.")
@@ -363,12 +464,17 @@ def check(answer, expected, unit: str | None = None, rtol: float = 0.01, atol: f
         The right value in base units [bit/s, byte, s, or a fraction], as labcalc
         computes it, or text with a unit (``"4.69 Mbit/s"``).
     unit : str, optional
-        The unit the question asks in (``"Mbit/s"``, ``"bytes"``, ``"ms"``, ``"%"``);
-        it sets the kind of quantity, the unit of a bare number and the unit of the
-        messages. Text without a unit is refused for rates, sizes and times.
+        The unit the question asks in (``"Mbit/s"``, ``"bytes"``, ``"ms"``, ``"%"``,
+        ``""`` for a plain number); it sets the kind of quantity, the unit of a bare
+        number and the unit of the messages. Text without a unit is refused for
+        rates, sizes and times. When None and ``expected`` is text with a unit, that
+        unit sets the kind of quantity (an answer of another kind is wrong) and the
+        unit of the messages; when None and ``expected`` is a number, any kind is
+        accepted.
     rtol, atol : float
         Accept ``|given - expected| <= atol + rtol * |expected|`` (``atol`` in base
-        units). Values on the edge count as inside.
+        units); the two add up. Values on the edge count as inside. Booleans are
+        refused.
     sigfigs : int, optional
         Instead of ``rtol``: the answer must equal the expected value to this many
         significant digits (within half a unit of the last digit, counted in ``unit``).
@@ -385,7 +491,9 @@ def check(answer, expected, unit: str | None = None, rtol: float = 0.01, atol: f
     require_unit : bool, default True
         Refuse unit-less text for rates, sizes and times.
     accounting : str, default "wire"
-        Byte accounting of ``expected`` (for the wording of ``wire_vs_shaper``).
+        Byte accounting of ``expected``. The ``wire_vs_shaper`` alternative is taken
+        to be in :func:`labcalc.grading.diagnosis.other_accounting` of it (the Linux
+        shaper's for ``"wire"``, the wire's otherwise), and the message names both.
 
     Returns
     -------
@@ -398,8 +506,11 @@ def check(answer, expected, unit: str | None = None, rtol: float = 0.01, atol: f
     A wrong answer is compared with the value each slip would give (see
     :mod:`labcalc.grading.diagnosis`): it must lie within half the tolerance of that
     value, and clearly closer to it than to the right one; the closest match wins,
-    single slips before pairs. An answer within three tolerances that no slip explains
-    is diagnosed ``"rounding"``.
+    single slips before pairs, and the other byte accounting before a binary prefix
+    (the two can be 0.1 % apart). The percent/fraction slip is looked for only when
+    the question asks for a percentage (``unit="%"``), or when nothing says what
+    kind of number it is (``unit`` None and a plain ``expected``). An answer within
+    three tolerances that no slip explains is diagnosed ``"rounding"``.
 
     References
     ----------
@@ -424,8 +535,11 @@ def check(answer, expected, unit: str | None = None, rtol: float = 0.01, atol: f
     'percent_fraction'
     >>> check("4.7 Mbit/s", 4_690_431.5, sigfigs=3).correct, check("4.7 Mbit/s", 4_690_431.5, sigfigs=2).correct
     (False, True)
+    >>> print(check("4.69e9 ms", "4.69 Mbit/s").message)
+    Not correct: '4.69e9 ms' is a time, but the question asks for a rate (in Mbit/s).
     """
     factor, required = display_scale(unit)
+    expected_unit = None  # the unit written in a text ``expected``
     if isinstance(expected, str):
         try:
             number, unit_text = split_quantity(expected)
@@ -436,19 +550,41 @@ def check(answer, expected, unit: str | None = None, rtol: float = 0.01, atol: f
         if unit is not None and base != required:
             raise ValueError(f"expected {expected!r} is not in the kind of unit of {unit!r}")
         required = base
+        expected_unit = unit_text or None
+    elif isinstance(expected, (bool, np.bool_)):
+        raise ValueError(f"expected must be a number or a text with a unit; got {expected!r}")
     else:
-        expected_value = float(expected)
+        try:
+            expected_value = float(expected)
+        except (TypeError, ValueError):
+            raise ValueError(f"expected must be a number or a text with a unit; got {expected!r}") from None
     if not math.isfinite(expected_value):
         raise ValueError(f"expected must be a finite number; got {expected!r}")
     for name, value in (("rtol", rtol), ("atol", atol)):
-        if not (isinstance(value, (int, float)) and math.isfinite(value) and value >= 0):
+        if (isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating))
+                or not math.isfinite(value) or value < 0):
             raise ValueError(f"{name} must be a finite number >= 0; got {value!r}")
     if sigfigs is not None and (isinstance(sigfigs, bool) or int(sigfigs) != sigfigs or sigfigs < 1):
         raise ValueError(f"sigfigs must be a whole number >= 1; got {sigfigs!r}")
 
-    parsed = parse_answer(answer, unit, require_unit=require_unit)
-    if unit is None and parsed.unit is not None:
-        required = parsed.unit
+    if unit is None and expected_unit is not None:
+        # the expected value's unit sets the kind of quantity (a rate, a time...); a
+        # bare number is still taken in base units
+        if isinstance(answer, str):
+            parsed = parse_answer(answer, expected_unit, require_unit=require_unit)
+        else:
+            parsed = parse_answer(answer, None)
+            if parsed.status == "ok":
+                parsed = ParsedAnswer(parsed.value, required, "ok")
+    else:
+        parsed = parse_answer(answer, unit, require_unit=require_unit)
+        if unit is None and parsed.unit is not None:
+            required = parsed.unit  # nothing says which kind: the answer's own
+    question_unit = unit if unit is not None else expected_unit
+    if question_unit is not None:
+        percent = str(question_unit).strip().lower() in _PERCENT_UNITS
+    else:
+        percent = required == "1"  # nothing says whether it is a share: allow the slip
     alts: dict[str, list[float]] = {}
     for code, values in (alternatives or {}).items():
         if code not in CONTEXT_SLIPS:
@@ -463,12 +599,13 @@ def check(answer, expected, unit: str | None = None, rtol: float = 0.01, atol: f
     out = evaluate(np.array([parsed.value]), np.array([parsed.status], object),
                    np.array([expected_value]), np.array([required], object),
                    np.array([rtol], float), np.array([atol], float),
-                   np.array([sigfigs or 0], float), np.array([factor]), alts, credit)
+                   np.array([sigfigs or 0], float), np.array([factor]), alts, credit,
+                   percent=np.array([percent]))
     correct = bool(out["correct"][0])
     score = float(out["score"][0])
     diagnosis = out["diagnosis"][0]
     rel = float(out["relative_error"][0])
-    shown_unit = unit if unit is not None else _default_display(required)
+    shown_unit = unit if unit is not None else (expected_unit or _default_display(required))
     shown_factor = factor if unit is not None else display_scale(shown_unit)[0]
     message = build_message(
         diagnosis=diagnosis, correct=correct, score=score,
@@ -478,6 +615,7 @@ def check(answer, expected, unit: str | None = None, rtol: float = 0.01, atol: f
         tolerance=describe_tolerance(rtol, atol, sigfigs, shown_factor, shown_unit),
         display_factor=shown_factor, display_unit=shown_unit, required_base=required,
         given_base=parsed.unit, reason=parsed.reason, accounting=accounting,
+        expected=expected_value,
     )
     given = parsed.value if parsed.status == "ok" else None
     return CheckResult(correct=correct, score=score, message=message, expected=expected_value,

@@ -21,7 +21,11 @@ code                      the slip
 ========================  =============================================================
 
 An answer is taken for a slip when it lies within half its tolerance of the value
-the slip gives, and clearly closer to it than to the right value. The first four are
+the slip gives, and clearly closer to it than to the right value; the closest slip
+wins, except that the other byte accounting (``wire_vs_shaper``) is preferred to a
+binary prefix whenever both match (1066/1042 = 1.023 is 0.1 % from 1.024).
+``percent_fraction`` is looked for only in answers that are shares (asked in %, see
+``percent=`` of :func:`evaluate`), not in plain constants. The first four are
 recognised from the expected value alone; the context slips
 (``header_overhead``, ``wire_vs_shaper``, ``rate_for_goodput``, ``goodput_for_rate``)
 need the value a student making that slip would find, which
@@ -45,7 +49,7 @@ from typing import Mapping
 
 import numpy as np
 
-__all__ = ["SLIPS", "DEFAULT_CREDIT", "CONTEXT_SLIPS", "credit_table", "evaluate"]
+__all__ = ["SLIPS", "DEFAULT_CREDIT", "CONTEXT_SLIPS", "credit_table", "evaluate", "other_accounting"]
 
 #: Every diagnosis code and what it means (see the module docstring).
 SLIPS: Mapping[str, str] = MappingProxyType({
@@ -109,6 +113,33 @@ ROUNDING_FACTOR = 3.0
 _SLACK = 1e-9
 
 
+def other_accounting(accounting: str) -> str:
+    """The byte accounting whose value becomes the ``wire_vs_shaper`` slip of a key.
+
+    A student who does not use the key's accounting most likely uses one of the two
+    the lab is about: the handout's theory counts every byte on the wire, Mininet's
+    Linux shaper (``tc``) the Ethernet header and IP packet. So the other accounting of
+    a ``"wire"`` key is ``"tc"``, and that of any other key (``"tc"``, ``"frame"``,
+    ``"ip"``) is ``"wire"``. Answer keys, messages and quiz feedback all use this.
+
+    Parameters
+    ----------
+    accounting : {"wire", "tc", "frame", "ip"}
+        Accounting of the answer key.
+
+    Returns
+    -------
+    str
+        ``"tc"`` or ``"wire"``.
+
+    Examples
+    --------
+    >>> other_accounting("wire"), other_accounting("tc"), other_accounting("frame")
+    ('tc', 'wire', 'wire')
+    """
+    return "tc" if accounting == "wire" else "wire"
+
+
 def credit_table(credit: Mapping[str, float] | None = None) -> dict[str, float]:
     """The default credits, updated with ``credit`` (validated).
 
@@ -150,7 +181,7 @@ def credit_table(credit: Mapping[str, float] | None = None) -> dict[str, float]:
     return table
 
 
-def _candidates(expected, bases, alternatives):
+def _candidates(expected, bases, alternatives, percent=None):
     """Columns of values a slip would give: (labels, generic factors, values N x K)."""
     n = expected.shape[0]
     labels, factors, columns, pair = [], [], [], []
@@ -162,6 +193,9 @@ def _candidates(expected, bases, alternatives):
         pair.append(is_pair)
 
     masks = {code: np.isin(bases, allowed) for code, (_, allowed) in _GENERIC.items()}
+    if percent is not None:
+        # a plain number that is not a share (a constant) has no percent/fraction slip
+        masks["percent_fraction"] = masks["percent_fraction"] & percent
     generic_cols = {}
     for code, (fs, _) in _GENERIC.items():
         for f in fs:
@@ -201,7 +235,7 @@ def _tolerance(values, rtol, atol, sigfigs, display_factor):
 
 
 def evaluate(given, status, expected, bases, rtol, atol, sigfigs, display_factor,
-             alternatives=None, credit=None):
+             alternatives=None, credit=None, percent=None):
     """Grade many answers at once (the vectorised core of check and batch grading).
 
     Parameters
@@ -224,6 +258,10 @@ def evaluate(given, status, expected, bases, rtol, atol, sigfigs, display_factor
         it does not apply).
     credit : mapping, optional
         Credit per diagnosis (see :func:`credit_table`).
+    percent : ndarray of bool, optional
+        Whether each answer is a share (asked in %, or as a fraction): only those can
+        show the ``percent_fraction`` slip. By default every plain number (base unit
+        ``"1"``) can.
 
     Returns
     -------
@@ -252,6 +290,7 @@ def evaluate(given, status, expected, bases, rtol, atol, sigfigs, display_factor
     display_factor = np.broadcast_to(np.asarray(display_factor, float), (n,))
     alternatives = {k: [np.broadcast_to(np.asarray(v, float), (n,)) for v in vs]
                     for k, vs in (alternatives or {}).items()}
+    percent = None if percent is None else np.broadcast_to(np.asarray(percent, bool), (n,))
 
     ok = status == "ok"
     tol = _tolerance(expected, rtol, atol, sigfigs, display_factor)
@@ -279,7 +318,8 @@ def evaluate(given, status, expected, bases, rtol, atol, sigfigs, display_factor
     todo = np.flatnonzero(ok & ~correct)
     if todo.size:
         labels, factors, values, is_pair = _candidates(
-            expected[todo], bases[todo], {k: [v[todo] for v in vs] for k, vs in alternatives.items()}
+            expected[todo], bases[todo], {k: [v[todo] for v in vs] for k, vs in alternatives.items()},
+            None if percent is None else percent[todo],
         )
         g = given[todo][:, None]
         cand_tol = _tolerance(values, rtol[todo][:, None], atol[todo][:, None],
@@ -294,6 +334,15 @@ def evaluate(given, status, expected, bases, rtol, atol, sigfigs, display_factor
             same = np.abs(values - expected[todo][:, None]) <= cand_tol
             far = 2.0 * gap >= diff[todo][:, None]
         dist = np.where(np.isnan(dist) | same | far | (values == 0), np.inf, dist)
+        # the other byte accounting comes before a binary prefix: the two can be 0.1 %
+        # apart (1066/1042 = 1.023 against 1.024), and the accounting is what the lab is
+        # about
+        labels_arr = np.asarray(labels, dtype=object)
+        accounting_cols = labels_arr == "wire_vs_shaper"
+        if accounting_cols.any():
+            by_accounting = (dist[:, accounting_cols] <= 1.0).any(axis=1)
+            binary_cols = np.array(["binary_prefix" in str(lab).split("+") for lab in labels])
+            dist[np.ix_(by_accounting, binary_cols)] = np.inf
         best_single = np.where(is_pair[None, :], np.inf, dist)
         best_pair = np.where(is_pair[None, :], dist, np.inf)
         j_single = np.argmin(best_single, axis=1)
@@ -304,7 +353,6 @@ def evaluate(given, status, expected, bases, rtol, atol, sigfigs, display_factor
         use_pair = ~use_single & (d_pair <= 1.0)
         chosen = np.where(use_single, j_single, j_pair)
         matched = use_single | use_pair
-        labels_arr = np.asarray(labels, dtype=object)
         for i, row in enumerate(todo):
             if matched[i]:
                 j = chosen[i]

@@ -13,6 +13,14 @@ that a Moodle quiz can draw a random variant from each category. A question carr
   diagnosis);
 - the accepted units with their multipliers (``kbit/s`` is 1000 per ``Mbit/s``).
 
+Percentages (losses, shares) are asked as fractions between 0 and 1 and the text says
+so: that is how :func:`labcalc.grading.grade` reads a bare number in a percent question
+(``"0.25"`` is 25 %, a bare ``"25"`` is the percent/fraction slip), and Moodle reads
+a number without a unit in the question's first unit, so a quiz asking "in %" would
+grade a bare 0.25 differently from labcalc. The quiz and labcalc thus agree on every
+bare number; the quiz (no units) asks to type the number alone, where labcalc also
+accepts ``"25 %"`` with its sign.
+
 :func:`moodle_xml` writes Moodle XML (built with :mod:`xml.etree.ElementTree`, so it is
 always well-formed); :func:`gift` writes Moodle's GIFT text format, which has no units:
 its questions ask for the number in the stated unit.
@@ -52,8 +60,15 @@ UNIT_CHOICES: Mapping[str, Sequence[tuple[str, float]]] = {
                ("MB/s", 0.125), ("kB/s", 125.0)),
     "bytes": (("bytes", 1.0), ("byte", 1.0), ("B", 1.0), ("octets", 1.0), ("bits", 8.0)),
     "ms": (("ms", 1.0), ("s", 1e-3), ("us", 1e3), ("µs", 1e3)),
-    "%": (("%", 1.0),),
+    "%": (),  # asked as a fraction (see the module documentation)
     "": (),
+}
+
+#: What the text asks for, per display unit without a unit field in the quiz.
+_FORM_TEXT = {
+    "%": " Give the answer as a fraction between 0 and 1, the number only (a share of "
+         "25 % is 0.25).",
+    "": " Give the answer as a plain number.",
 }
 
 
@@ -80,9 +95,11 @@ def quiz_items(lab: str = "lab5", seeds: Iterable[int] = range(1, 21), *,
     seeds : iterable of int, default 1..20
         Variants to include (one question per answer id and seed).
     answer_ids : sequence of str, optional
-        Only these answers (all by default).
+        Only these answers (all by default), in this order; case does not matter
+        (``"q13.7"``) and repeated ids are kept once.
     accounting : str, default "wire"
-        Accounting of the answer key.
+        Accounting of the answer key; the question texts say which bytes the links
+        count in it (see :meth:`labcalc.labs.lab5.Answer.text`).
     credit : mapping, optional
         Partial credit per slip; rounded to the nearest grade Moodle accepts.
     slips : bool, default True
@@ -91,9 +108,10 @@ def quiz_items(lab: str = "lab5", seeds: Iterable[int] = range(1, 21), *,
     Returns
     -------
     list of dict
-        Per question: ``id``, ``seed``, ``name``, ``text``, ``unit``, ``points``,
-        ``answers`` (list of ``(fraction %, value, tolerance, feedback)`` in ``unit``,
-        the right one first).
+        Per question: ``id``, ``seed``, ``name``, ``text``, ``unit`` (the unit the
+        answers are in; ``""`` for a plain number or a fraction), ``factor`` (size of
+        that unit in base units: 1 for a fraction), ``points``, ``answers`` (list of
+        ``(fraction %, value, tolerance, feedback)`` in ``unit``, the right one first).
 
     Examples
     --------
@@ -102,6 +120,9 @@ def quiz_items(lab: str = "lab5", seeds: Iterable[int] = range(1, 21), *,
     ('lab5 Q4 (variant 0)', 'Mbit/s', (100.0, 4.690431519699812, 0.04690431519699812))
     >>> [(a[0], round(a[1], 4)) for a in item["answers"][1:]]
     [(50.0, 5.0), (75.0, 4.7985), (50.0, 0.5863), (50.0, 37.5235), (50.0, 4690.4315), (50.0, 0.0047), (75.0, 4.5805)]
+    >>> loss = quiz_items("lab5", [0], answer_ids=["q13.7"])[0]
+    >>> loss["unit"], round(loss["answers"][0][1], 4), round(loss["answers"][-1][1], 2)
+    ('', 0.0619, 6.19)
     """
     from labcalc.grading.keys import answer_key
     from labcalc.labs import get_lab
@@ -109,10 +130,19 @@ def quiz_items(lab: str = "lab5", seeds: Iterable[int] = range(1, 21), *,
     module = get_lab(lab)
     credits = credit_table(credit)
     answers = {a.id: a for a in module.ANSWERS}
-    wanted = list(answers) if answer_ids is None else list(answer_ids)
-    for answer_id in wanted:
-        if answer_id not in answers:
-            raise ValueError(f"{lab} has no answer {answer_id!r}")
+    if answer_ids is None:
+        wanted = list(answers)
+    else:
+        if isinstance(answer_ids, str):
+            answer_ids = [answer_ids]
+        by_lower = {answer_id.lower(): answer_id for answer_id in answers}
+        wanted = []
+        for answer_id in answer_ids:
+            found = by_lower.get(str(answer_id).strip().lower())
+            if found is None:
+                raise ValueError(f"{lab} has no answer {answer_id!r} (ids look like Q4, Q13.6, Q44.2)")
+            if found not in wanted:
+                wanted.append(found)
     seeds = [int(s) for s in seeds]
     keys = {s: answer_key(lab, s, accounting) for s in seeds}
     items = []
@@ -121,8 +151,9 @@ def quiz_items(lab: str = "lab5", seeds: Iterable[int] = range(1, 21), *,
         for s in seeds:
             key = keys[s]
             i = key.index(answer_id)
-            factor = float(key.display_factors[i])
             unit = key.display_units[i]
+            asked = unit if UNIT_CHOICES.get(unit, ((unit, 1.0),)) else ""  # "%": a fraction
+            factor = float(key.display_factors[i]) if asked else 1.0
             value = float(key.values[i])
             tol = float(key.atol[i] + key.rtol[i] * abs(value))
             right = (100.0, value / factor, tol / factor, "Right.")
@@ -136,6 +167,8 @@ def quiz_items(lab: str = "lab5", seeds: Iterable[int] = range(1, 21), *,
                         candidates.append((code, alt, 1.0))
                 for code, factors, bases in _GENERIC_FOR_EXPORT:
                     if (key.units[i] in bases or unit in bases) and value != 0:
+                        if code == "percent_fraction" and unit != "%":
+                            continue  # a plain number (a constant) is not a share
                         for f in factors:
                             candidates.append((code, value * f, f))
                 for code, alt, f in candidates:
@@ -148,14 +181,12 @@ def quiz_items(lab: str = "lab5", seeds: Iterable[int] = range(1, 21), *,
                     feedback = _hint(code, f, ratio, accounting)
                     feedback = "Partly right: your answer " + feedback.removeprefix("it ") + "."
                     extra.append((_nearest_fraction(credits[code]), alt / factor, alt_tol / factor, feedback))
-            text = a.text(key.params)
-            if unit:
-                text += f" Give the answer in {unit}." if unit != "%" else " Give the answer in %."
-            else:
-                text += " Give the answer as a plain number."
+            text = a.text(key.params, accounting)
+            text += f" Give the answer in {unit}." if asked else _FORM_TEXT.get(unit, _FORM_TEXT[""])
             items.append({
                 "id": answer_id, "seed": s, "name": f"{lab} {answer_id} (variant {s})", "text": text,
-                "unit": unit, "points": float(key.points[i]), "answers": [right] + extra,
+                "unit": asked, "factor": factor, "points": float(key.points[i]),
+                "answers": [right] + extra,
             })
     return items
 
@@ -164,7 +195,7 @@ _GENERIC_FOR_EXPORT = (
     ("bytes_bits", (1 / 8, 8.0), ("bit/s", "byte")),
     ("kilo_mega", (1000.0, 1e-3), ("bit/s", "byte", "s")),
     ("binary_prefix", (1 / 1.024, 1.024), ("bit/s",)),
-    ("percent_fraction", (1e-2,), ("%",)),
+    ("percent_fraction", (100.0,), ("%",)),  # a percentage typed where a fraction is asked
 )
 
 
@@ -196,8 +227,8 @@ def moodle_xml(lab: str = "lab5", seeds: Iterable[int] = range(1, 21), *,
     unit_penalty : float, default 1.0
         Share of the mark lost for a missing or unknown unit in rate, size and time
         questions (labcalc never assumes a unit: 1.0 gives no points without one).
-        Percent questions accept a bare number as a percentage; plain numbers have no
-        unit.
+        Percent questions are asked as fractions and plain numbers have no unit: a
+        response with a unit gets Moodle's "number without a unit" message.
 
     Returns
     -------
@@ -258,7 +289,7 @@ def moodle_xml(lab: str = "lab5", seeds: Iterable[int] = range(1, 21), *,
                 u = _sub(units, "unit")
                 _sub(u, "multiplier", _fmt(multiplier))
                 _sub(u, "unit_name", name)
-        graded = unit not in ("", "%")
+        graded = bool(unit)
         _sub(q, "unitgradingtype", "1" if graded else "0")
         _sub(q, "unitpenalty", f"{unit_penalty if graded else 0.0:.7f}")
         _sub(q, "showunits", "0" if choices else "3")
@@ -293,7 +324,8 @@ def gift(lab: str = "lab5", seeds: Iterable[int] = range(1, 21), *,
     -----
     GIFT numerical answers are ``=%fraction%value:tolerance#feedback``; the special
     characters ``~ = # { } :`` and backslash are escaped in texts. GIFT has no unit
-    field, so the text asks for the number in the question's unit.
+    field, so the text asks for the number in the question's unit (a percentage as a
+    fraction between 0 and 1, as in :func:`moodle_xml`).
 
     Examples
     --------

@@ -27,7 +27,7 @@ from typing import Iterable, Mapping
 import numpy as np
 
 from labcalc.grading.check import CheckResult, check, display_scale
-from labcalc.grading.diagnosis import CONTEXT_SLIPS
+from labcalc.grading.diagnosis import CONTEXT_SLIPS, other_accounting
 
 __all__ = ["AnswerKey", "answer_key", "answer_keys", "check_answer", "clear_key_cache"]
 
@@ -132,7 +132,7 @@ def _positions(ids: tuple[str, ...]) -> dict[str, int]:
 
 
 def _other_accounting(accounting: str) -> str:
-    return "tc" if accounting != "tc" else "wire"
+    return other_accounting(accounting)
 
 
 def answer_key(lab: str = "lab5", seed: int = 0, accounting: str = "wire") -> AnswerKey:
@@ -146,8 +146,8 @@ def answer_key(lab: str = "lab5", seed: int = 0, accounting: str = "wire") -> An
         Variant seed; 0 is the handout's scenario (see ``lab.variant``).
     accounting : {"wire", "tc", "frame", "ip"}, default "wire"
         Byte accounting of the expected values. The value in the other accounting
-        (``"tc"``, or ``"wire"`` when the key is ``"tc"``) becomes the
-        ``wire_vs_shaper`` slip.
+        (:func:`labcalc.grading.diagnosis.other_accounting`: ``"tc"`` for a wire key,
+        ``"wire"`` for any other) becomes the ``wire_vs_shaper`` slip.
 
     Returns
     -------

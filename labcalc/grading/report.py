@@ -80,6 +80,9 @@ def report_html(result, title: str | None = None) -> str:
         f"<p>{_e(result.summary())}. Answer key: {_e(result.accounting)} accounting; "
         f"source file: {_e(result.source)}.</p>",
     ]
+    notes = getattr(result, "notes", ())
+    if notes:
+        out.append("<p>Reading the file: " + "; ".join(_e(n) for n in notes) + ".</p>")
 
     # distribution of the totals
     if len(grades):
@@ -97,7 +100,10 @@ def report_html(result, title: str | None = None) -> str:
         out.append("</table>")
 
     # per question
-    out.append("<h2>Questions</h2><table><tr><th>id</th><th>what is asked</th><th>points</th>"
+    variants = set(detail["variant"].tolist()) if len(detail) else set()
+    asked = ("what is asked (with the handout's numbers; each variant has its own)"
+             if variants - {0} else "what is asked")
+    out.append(f"<h2>Questions</h2><table><tr><th>id</th><th>{_e(asked)}</th><th>points</th>"
                "<th>answered</th><th>right</th><th>mean score</th><th>most frequent slip</th>"
                "<th>share of the wrong answers</th></tr>")
     for answer_id, row in stats.iterrows():
@@ -122,14 +128,18 @@ def report_html(result, title: str | None = None) -> str:
             out.append("</table>")
 
     # problems
-    out.append(f"<h2>Skipped rows ({len(result.problems)})</h2>")
+    listed = min(len(result.problems), MAX_LISTED_PROBLEMS)
+    heading = (f"Skipped rows ({len(result.problems)}; the first {listed} are listed)"
+               if len(result.problems) > MAX_LISTED_PROBLEMS else f"Skipped rows ({len(result.problems)})")
+    out.append(f"<h2>{_e(heading)}</h2>")
     if result.problems:
         out.append("<table><tr><th>row</th><th>reason</th></tr>")
         for p in result.problems[:MAX_LISTED_PROBLEMS]:
             out.append(f"<tr><td class=\"num\">{p.row}</td><td>{_e(p.reason)}</td></tr>")
         out.append("</table>")
         if len(result.problems) > MAX_LISTED_PROBLEMS:
-            out.append(f"<p>... and {len(result.problems) - MAX_LISTED_PROBLEMS} more.</p>")
+            out.append(f"<p>... and {len(result.problems) - MAX_LISTED_PROBLEMS} more, not listed "
+                       f"(the command line prints them all with --problems).</p>")
     else:
         out.append("<p>None: every row was graded.</p>")
 

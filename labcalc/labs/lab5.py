@@ -44,6 +44,7 @@ __all__ = [
     "questions",
     "get_answer",
     "prompt_fields",
+    "ACCOUNTING_PHRASES",
     "variant",
     "variant_for",
     "MAX_SEED",
@@ -241,15 +242,21 @@ class Answer:
         """
         return float(self.compute(Params() if params is None else params, accounting))
 
-    def text(self, params: Params | None = None) -> str:
+    def text(self, params: Params | None = None, accounting: str = "wire") -> str:
         """The full question for ``params``: context of the question, then the prompt.
+
+        The words that say which bytes the links count follow ``accounting`` (see
+        :data:`ACCOUNTING_PHRASES`), so that a key in another accounting asks the
+        question it answers.
 
         Examples
         --------
         >>> ANSWERS[0].text()[:60]
         'A UDP client sends datagrams that carry 1000 bytes of applic'
+        >>> get_answer("Q3").text(accounting="tc")[-59:]
+        'and UDP headers and data) but not the FCS, preamble or gap?'
         """
-        fields = prompt_fields(Params() if params is None else params)
+        fields = prompt_fields(Params() if params is None else params, accounting)
         context = QUESTION_CONTEXT.get(self.question, "")
         return " ".join(t.format(**fields) for t in (context, self.prompt) if t)
 
@@ -678,18 +685,16 @@ def _answers() -> tuple[Answer, ...]:
     out = [
         A("Q3", "bytes a 1000-byte UDP datagram takes on the link (Ethernet frame)", "byte",
           lambda p, acc: p.udp_payload_bytes * p.udp_wire_factor(acc),
-          prompt="How many bytes of link time does one datagram take, counting the preamble "
-                 "and SFD, the Ethernet, IP and UDP headers, the FCS and the inter-frame gap?",
+          prompt="{udp_size_q}",
           kind="size", display_unit="bytes", rtol=0.0, atol=0.5, efficiency=_eff_udp),
         A("Q4", "maximum UDP goodput through the 5 Mbit/s bottleneck", "bit/s",
           lambda p, acc: p.bottleneck_bps / p.udp_wire_factor(acc), 0.001,
           prompt="What is the highest application goodput that UDP can reach through this "
-                 "interface when every byte the frames take on the wire is counted?",
+                 "interface when {counted}?",
           efficiency=_eff_udp, **_GOODPUT),
         A("Q8", "bytes a 2896-byte TCP segment with timestamps takes on the link", "byte",
           lambda p, acc: p.tcp_segment_bytes / p.tcp_efficiency(acc),
-          prompt="Counting such a segment as a single Ethernet frame, how many bytes of link "
-                 "time does it take (preamble, all headers, FCS and inter-frame gap included)?",
+          prompt="{tcp_size_q}",
           kind="size", display_unit="bytes", rtol=0.0, atol=0.5, efficiency=_eff_tcp),
         A("Q9", "maximum TCP goodput through the 5 Mbit/s bottleneck", "bit/s",
           lambda p, acc: p.bottleneck_bps * p.tcp_efficiency(acc), 0.001,
@@ -1000,15 +1005,15 @@ QUESTION_CONTEXT: dict[str, str] = {
     "Q8": "A packet capture on the sender shows TCP segments that carry {seg} bytes of data "
           "each and {tcp_options}.",
     "Q9": "The TCP segments carry {seg} bytes of data each and {tcp_options}; each one is "
-          "counted as a single Ethernet frame on the wire.",
+          "{tcp_frames}.",
     "Q13": "h1 and h2 send UDP datagrams of {payload} bytes of data to h3 through a {C} "
-           "drop-tail bottleneck that counts every byte on the wire. h1 sends at {h1}; h2 "
+           "drop-tail bottleneck that {link_counts}. h1 sends at {h1}; h2 "
            "sends at {h2_A1} in scenario A1, {h2_A2} in A2 and {h2_A3} in A3. Without "
            "congestion control, an overloaded queue drops the same share of every flow.",
     "Q17": "Scenario B1: h1 sends UDP at {h1} and h2 at {h2_A1} ({payload}-byte datagrams) "
            "through the {C} bottleneck, while a long TCP transfer from h2 takes whatever "
            "capacity the UDP flows leave; each TCP segment ({seg} bytes of data, "
-           "{tcp_options}) counts as one frame on the wire.",
+           "{tcp_options}) {tcp_counts}.",
     "Q19": "Reno's loss-throughput formula predicts a rate of c * L / (RTT * sqrt(q)) for "
            "segments of L bits, a round-trip time RTT and a loss probability q.",
     "Q20": "A TCP connection sends {seg}-byte segments and sees the loss of h2's UDP flow: "
@@ -1017,8 +1022,7 @@ QUESTION_CONTEXT: dict[str, str] = {
     "Q21": "Flow A->B crosses links A-N1 ({a_access}), N1-N2 ({shared}) and N2-B "
            "({ab_exit}); flow C->D crosses C-N1 ({c_access}), N1-N2 and N2-D ({cd_exit}). "
            "Without congestion control, A and C send UDP ({payload}-byte datagrams) at the "
-           "full speed of their access links; queues are drop-tail and every wire byte "
-           "counts.",
+           "full speed of their access links; queues are drop-tail and {links_count}.",
     "Q22": "Same network and traffic as before: A and C send UDP at the full speed of "
            "their access links ({a_access} and {c_access}) without congestion control.",
     "Q23": "In the same network (A-N1 {a_access}, C-N1 {c_access}, N1-N2 {shared}, N2-D "
@@ -1029,8 +1033,7 @@ QUESTION_CONTEXT: dict[str, str] = {
            "link rates.",
     "Q27": "A and C now use TCP in the same network (A-N1 {a_access}, C-N1 {c_access}, "
            "N1-N2 {shared}, N2-D {cd_exit}); each segment ({seg} bytes of data, {tcp_options}) "
-           "counts as one frame on the wire, and TCP is expected to reach the max-min fair "
-           "rates.",
+           "{tcp_counts}, and TCP is expected to reach the max-min fair rates.",
     "Q29": "An extra delay of {h3_delay} is added to every packet that leaves h3-eth0 (one "
            "direction only).",
     "Q31": "Scenario D1: through the {C} bottleneck, h1 opens one TCP connection to h3 and "
@@ -1040,7 +1043,7 @@ QUESTION_CONTEXT: dict[str, str] = {
            "{C} bottleneck. h2's RTT is {h3_delay}; h1's is longer by {Y_D2} in D2 and by "
            "{Y_D3} in D3. Assume each connection gets a rate inversely proportional to its "
            "RTT and that together they fill the link; each segment ({seg} bytes of data, "
-           "{tcp_options}) counts as one frame on the wire.",
+           "{tcp_options}) {tcp_counts}.",
     "Q39": "Three TCP connections share two routers: 1to3 crosses router 1 ({c53_1}) and "
            "router 2 ({c53_2}), 1to2 crosses router 1 only and 2to3 router 2 only.",
     "Q40": "Same three connections (1to3 through router 1 at {c53_1} and router 2 at "
@@ -1066,26 +1069,101 @@ def _time(x: float) -> str:
     return format_quantity(x, "s")
 
 
-def prompt_fields(params: Params | None = None) -> dict[str, str]:
+#: How the question texts say which bytes the links count, per accounting; fields of
+#: :func:`prompt_fields` (their own ``{mss}`` is filled in from the scenario).
+ACCOUNTING_PHRASES: dict[str, dict[str, str]] = {
+    "wire": {
+        "udp_size_q": "How many bytes of link time does one datagram take, counting the preamble "
+                      "and SFD, the Ethernet, IP and UDP headers, the FCS and the inter-frame gap?",
+        "counted": "every byte the frames take on the wire is counted",
+        "tcp_size_q": "Counting such a segment as a single Ethernet frame, how many bytes of link "
+                      "time does it take (preamble, all headers, FCS and inter-frame gap included)?",
+        "tcp_frames": "counted as a single Ethernet frame on the wire",
+        "tcp_counts": "counts as one frame on the wire",
+        "link_counts": "counts every byte on the wire",
+        "links_count": "every wire byte counts",
+    },
+    "frame": {
+        "udp_size_q": "How many bytes does one datagram take as an Ethernet frame, counting the "
+                      "Ethernet, IP and UDP headers and the FCS (but not the preamble, SFD or "
+                      "inter-frame gap)?",
+        "counted": "the link counts whole Ethernet frames (headers and FCS, but not the "
+                   "preamble or the inter-frame gap)",
+        "tcp_size_q": "Counting such a segment as a single Ethernet frame, how many bytes does "
+                      "the frame take (all headers and the FCS, without preamble or inter-frame "
+                      "gap)?",
+        "tcp_frames": "counted as a single Ethernet frame (headers and FCS, without preamble or "
+                      "inter-frame gap)",
+        "tcp_counts": "counts as one Ethernet frame (headers and FCS, no preamble or gap)",
+        "link_counts": "counts Ethernet frames (headers and FCS, no preamble or gap)",
+        "links_count": "the links count Ethernet frames (headers and FCS, no preamble or gap)",
+    },
+    "tc": {
+        "udp_size_q": "How many bytes does the Linux shaper charge for one datagram, counting the "
+                      "Ethernet header and the IP packet (IP and UDP headers and data) but not "
+                      "the FCS, preamble or gap?",
+        "counted": "the link counts what the Linux shaper counts (the Ethernet header and the "
+                   "IP packet of each frame)",
+        "tcp_size_q": "Segmentation offload sends such a segment as {mss}-byte packets; how many "
+                      "bytes does the Linux shaper charge for the whole segment (the Ethernet "
+                      "header and IP packet of each packet)?",
+        "tcp_frames": "sent as {mss}-byte packets (segmentation offload), and the Linux shaper "
+                      "counts the Ethernet header and IP packet of each",
+        "tcp_counts": "leaves as {mss}-byte packets, each counted with its Ethernet header and "
+                      "IP packet as the Linux shaper does",
+        "link_counts": "counts what the Linux shaper counts (the Ethernet header and IP packet "
+                       "of each frame)",
+        "links_count": "the links count the Ethernet header and IP packet of each frame, as the "
+                       "Linux shaper does",
+    },
+    "ip": {
+        "udp_size_q": "How many bytes is the IP packet of one datagram (IP and UDP headers and "
+                      "data)?",
+        "counted": "only the IP packets are counted (no Ethernet header, FCS, preamble or gap)",
+        "tcp_size_q": "Counting such a segment as a single IP packet, how many bytes does the "
+                      "packet take (IP and TCP headers and data)?",
+        "tcp_frames": "counted as a single IP packet (IP and TCP headers and data)",
+        "tcp_counts": "counts as one IP packet (IP and TCP headers and data)",
+        "link_counts": "counts the IP packets only",
+        "links_count": "the links count the IP packets only",
+    },
+}
+
+
+def prompt_fields(params: Params | None = None, accounting: str = "wire") -> dict[str, str]:
     """The scenario numbers that question texts quote, formatted for reading.
 
     Parameters
     ----------
     params : Params, optional
         The handout's parameters by default.
+    accounting : {"wire", "frame", "tc", "ip"}, default "wire"
+        Which bytes of a packet the links count: the phrases of
+        :data:`ACCOUNTING_PHRASES` that say so are added to the fields.
 
     Returns
     -------
     dict of str
-        For example ``{"C": "5 Mbit/s", "payload": "1000", "h3_delay": "300 ms", ...}``.
+        For example ``{"C": "5 Mbit/s", "payload": "1000", "h3_delay": "300 ms", ...}``,
+        then the accounting phrases (``"counted"``, ``"tcp_counts"``...).
 
     Examples
     --------
     >>> f = prompt_fields()
     >>> f["C"], f["h2_A3"], f["loss_B2"], f["rtt53"]
     ('5 Mbit/s', '9 Mbit/s', '22 %', '300 ms')
+    >>> prompt_fields(accounting="tc")["tcp_counts"][:23]
+    'leaves as 1448-byte pac'
     """
-    p = Params() if params is None else params
+    if accounting not in ACCOUNTING_PHRASES:
+        raise ValueError(f"accounting must be one of {', '.join(ACCOUNTING_PHRASES)}; got {accounting!r}")
+    fields = _scenario_fields(Params() if params is None else params)
+    for name, phrase in ACCOUNTING_PHRASES[accounting].items():
+        fields[name] = phrase.format(**fields)
+    return fields
+
+
+def _scenario_fields(p: Params) -> dict[str, str]:
     opts = p.tcp_options_bytes
     base = 2 * p.lab53_one_way_delay_s
     return {
@@ -1150,13 +1228,15 @@ def get_answer(answer_id: str) -> Answer:
     raise KeyError(f"no answer {answer_id!r} in lab5 (ids look like Q4, Q13.6, Q44.2)")
 
 
-def questions(params: Params | None = None):
+def questions(params: Params | None = None, accounting: str = "wire"):
     """Every answer of the handout as a table a grader can read or export.
 
     Parameters
     ----------
     params : Params, optional
         Scenario whose numbers the ``text`` column quotes (the handout's by default).
+    accounting : {"wire", "frame", "tc", "ip"}, default "wire"
+        Which bytes of a packet the links count, as the texts say it.
 
     Returns
     -------
@@ -1178,7 +1258,7 @@ def questions(params: Params | None = None):
 
     p = Params() if params is None else params
     rows = [
-        (a.id, a.question, a.item, a.text(p), a.kind, a.unit, a.display_unit, a.rtol, a.atol,
+        (a.id, a.question, a.item, a.text(p, accounting), a.kind, a.unit, a.display_unit, a.rtol, a.atol,
          float(a.points))
         for a in ANSWERS
     ]
