@@ -351,7 +351,9 @@ def stacked_bars(table, ylabel="", ax=None, title=None, colors=None, value_forma
     Parameters
     ----------
     table : pandas.DataFrame
-        Index = bars, columns = components (e.g. "delivered", "lost"); NaN counts as 0.
+        Index = bars, columns = components (e.g. "delivered", "lost"); NaN counts as 0,
+        and a bar whose components are all NaN (a missing measurement) is labelled
+        "no data" instead of its total.
     ylabel : str
         Label of the y axis (with its unit).
     ax : matplotlib.axes.Axes, optional
@@ -382,13 +384,17 @@ def stacked_bars(table, ylabel="", ax=None, title=None, colors=None, value_forma
     fig, ax = new_axes(ax)
     colors = colors or PALETTE
     bottoms = [0.0] * len(table)
+    empty = [all(math.isnan(float(v)) for v in row) for row in table.itertuples(index=False)]
     for k, column in enumerate(table.columns):
         values = [0.0 if math.isnan(float(v)) else float(v) for v in table[column]]
         ax.bar(range(len(table)), values, 0.6, bottom=bottoms, label=str(column),
                color=colors[k % len(colors)])
         bottoms = [b + v for b, v in zip(bottoms, values)]
-    if value_format:
-        for i, total in enumerate(bottoms):
+    for i, total in enumerate(bottoms):
+        if empty[i] and len(table.columns):
+            ax.annotate("no data", (i, 0), textcoords="offset points", xytext=(0, 2), ha="center",
+                        fontsize=7)
+        elif value_format:
             ax.annotate(value_format.format(total), (i, total), textcoords="offset points",
                         xytext=(0, 2), ha="center", fontsize=7)
     ax.set_xticks(range(len(table)), [str(i) for i in table.index], fontsize=8)
@@ -411,9 +417,12 @@ def curves(x, lines, points=None, xlabel="", ylabel="", ax=None, title=None, mar
     x : array_like
         Common x values of the lines.
     lines : dict label -> array_like
-        One line per entry (same length as ``x``).
+        One line per entry (same length as ``x``, or a number for a constant). A line
+        that is NaN everywhere (a model fed with a missing measurement) is not drawn.
     points : dict label -> (xs, ys), optional
-        Measured points, drawn as markers (one scatter per entry).
+        Measured points, drawn as markers (one scatter per entry). Points with a NaN
+        coordinate (missing measurements) are skipped, and an entry left without points
+        is not drawn.
     xlabel, ylabel, title : str
         Axis labels (with units) and title.
     ax : matplotlib.axes.Axes, optional
@@ -423,7 +432,7 @@ def curves(x, lines, points=None, xlabel="", ylabel="", ax=None, title=None, mar
     hlines : list of (y, text), optional
         Horizontal reference lines (capacities, thresholds).
     band : (y0, y1, text), optional
-        A shaded horizontal band (e.g. a measured range).
+        A shaded horizontal band (e.g. a measured range); not drawn when a bound is NaN.
     logx, logy : bool
     steps : bool
         Draw the lines as steps (piecewise-constant data).
@@ -436,29 +445,45 @@ def curves(x, lines, points=None, xlabel="", ylabel="", ax=None, title=None, mar
     -------
     matplotlib.figure.Figure
         ``len(lines)`` lines plus one per hline; ``len(points)`` scatter collections
-        (+1 for the marker).
+        (+1 for the marker); entries without data are left out.
 
     Examples
     --------
     >>> fig = curves([0, 1, 2], {"model": [1, 2, 3]}, points={"measured": ([1], [2.2])})
     >>> len(fig.axes[0].lines), len(fig.axes[0].collections)
     (1, 1)
+    >>> nan = float("nan")
+    >>> fig = curves([0, 1, 2], {"model": [1, 2, 3], "no input": nan},
+    ...              points={"measured": ([1, 2], [2.2, nan]), "missing": ([nan], [1.0])})
+    >>> len(fig.axes[0].lines), [len(c.get_offsets()) for c in fig.axes[0].collections]
+    (1, [1])
     """
+    import numpy as np
+
     fig, ax = new_axes(ax)
     for k, (label, ys) in enumerate(lines.items()):
+        ys = np.asarray(ys, dtype=float)
+        if ys.ndim == 0:
+            ys = np.full(np.shape(x), float(ys))
+        if np.isnan(ys).all():
+            continue
         if steps:
             ax.step(x, ys, where="post", label=label, color=PALETTE[k % 10], linewidth=1.6)
         else:
             ax.plot(x, ys, label=label, color=PALETTE[k % 10], linewidth=1.6)
     symbols = ("o", "s", "^", "D", "v", "P")
     for k, (label, (xs, ys)) in enumerate((points or {}).items()):
-        ax.scatter(xs, ys, label=label, marker=symbols[k % len(symbols)], s=36, zorder=4,
-                   color=PALETTE[(k + len(lines)) % 10], edgecolor="black", linewidth=0.5)
+        pairs = [(float(a), float(b)) for a, b in zip(np.ravel(xs), np.ravel(ys))
+                 if not (np.isnan(a) or np.isnan(b))]
+        if not pairs:
+            continue
+        ax.scatter([a for a, _ in pairs], [b for _, b in pairs], label=label, marker=symbols[k % len(symbols)],
+                   s=36, zorder=4, color=PALETTE[(k + len(lines)) % 10], edgecolor="black", linewidth=0.5)
     for y, text in hlines or []:
         ax.axhline(y, color="black", linestyle="--", linewidth=0.9)
         ax.annotate(text, (1, y), xycoords=("axes fraction", "data"), textcoords="offset points",
                     xytext=(-4, 3), ha="right", fontsize=8)
-    if band is not None:
+    if band is not None and not (np.isnan(float(band[0])) or np.isnan(float(band[1]))):
         y0, y1, text = band
         ax.axhspan(y0, y1, color="#bbbbbb", alpha=0.35, label=text)
     if marker is not None:
@@ -506,8 +531,9 @@ TOPOLOGIES = {
     "lab53": {
         "title": "Figure 3 network: two bottlenecks in a row",
         "nodes": {"h1": (0, 0), "r1": (2.2, 0), "r2": (4.4, 0), "h3": (6.6, 0), "h2": (4.4, -1.6)},
-        "links": [("h1", "r1", "h1-eth0\n+150 ms"), ("r1", "r2", "r1-eth1\n5 Mbit/s"),
-                  ("r2", "h3", "r2-eth2\n5 Mbit/s"), ("h2", "r2", "h2-eth0 +150 ms")],
+        # one line per interface: the two bottlenecks, and netem's delay on every host
+        "links": [("h1", "r1", "h1-eth0: +150 ms"), ("r1", "r2", "r1-eth1: 5 Mbit/s"),
+                  ("r2", "h3", "r2-eth2: 5 Mbit/s\nh3-eth0: +150 ms"), ("h2", "r2", "h2-eth0: +150 ms")],
         "flows": [("1to3", ["h1", "r1", "r2", "h3"], "#d62728"), ("1to2", ["h1", "r1", "r2", "h2"], "#2ca02c"),
                   ("2to3", ["h2", "r2", "h3"], "#1f77b4")],
     },

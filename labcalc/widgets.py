@@ -54,7 +54,7 @@ __all__ = [
     "collapse_values", "collapse_readout", "collapse_explorer",
     "rtt_fairness_values", "rtt_fairness_readout", "rtt_fairness_explorer",
     "parking_lot_values", "parking_lot_readout", "parking_lot_explorer",
-    "buffer_values", "buffer_readout", "buffer_explorer",
+    "buffer_values", "buffer_readout", "buffer_explorer", "HANDOUT_MAX_QUEUE_PACKETS", "RED_THRESHOLDS_BYTES",
     "answer_values", "answer_readout", "answer_checker",
     "ProportionalFairProblem",
     "waterfilling_steps",  # lives in labcalc.fairness; here for the notebooks
@@ -634,7 +634,8 @@ def tcp_udp_explorer(measured=None, **settings) -> Explorer:
     Parameters
     ----------
     measured : dict label -> (loss, rate_bps), optional
-        Measured points drawn on the loss-throughput plot (e.g. B2 and B3).
+        Measured points drawn on the loss-throughput plot (e.g. B2 and B3); NaN values
+        (missing measurements) are not drawn.
     **settings
         Initial values of the controls (see :func:`tcp_udp_values`).
 
@@ -796,7 +797,8 @@ def collapse_explorer(measured=None, c_mbps=10.0) -> Explorer:
     Parameters
     ----------
     measured : dict label -> (c_mbps, total_goodput_bps), optional
-        Measured totals drawn on the curve ([Mbit/s], [bit/s]).
+        Measured totals drawn on the curve ([Mbit/s], [bit/s]); NaN values
+        (missing measurements) are not drawn.
     c_mbps : float, default 10.0
         Initial rate C puts on its access link [Mbit/s].
 
@@ -949,7 +951,8 @@ def rtt_fairness_explorer(measured=None, y_ms=500.0) -> Explorer:
     Parameters
     ----------
     measured : dict label -> (list of Y [ms], list of h1 shares [0..1]), optional
-        Measured shares drawn as points (e.g. CUBIC and Reno at D2 and D3).
+        Measured shares drawn as points (e.g. CUBIC and Reno at D2 and D3); NaN values
+        (missing measurements) are not drawn.
     y_ms : float, default 500.0
         Initial extra delay Y on h1's path [ms].
 
@@ -1212,10 +1215,16 @@ def parking_lot_explorer(alpha=2.0) -> Explorer:
 # 07: buffers
 # --------------------------------------------------------------------------------------
 
-_RED_MIN_BYTES, _RED_MAX_BYTES = 30_000, 35_000  # Mininet's TCIntf RED thresholds
+#: Queue limit of the handout's bonus experiment (Mininet's ``max_queue_size``) [packet];
+#: the default of the buffer explorer, and what notebook 07 uses when the measurement
+#: file does not state the limit.
+HANDOUT_MAX_QUEUE_PACKETS = 1000
+#: RED's minimum and maximum thresholds of average queue in Mininet's ``TCIntf`` [byte].
+RED_THRESHOLDS_BYTES = (30_000, 35_000)
+_RED_MIN_BYTES, _RED_MAX_BYTES = RED_THRESHOLDS_BYTES
 
 
-def buffer_values(buffer_packets=1000, rate_mbps=5.0, segments_per_entry=2, accounting="tc",
+def buffer_values(buffer_packets=HANDOUT_MAX_QUEUE_PACKETS, rate_mbps=5.0, segments_per_entry=2, accounting="tc",
                   mss_bytes=1448):
     """Delay of a full drop-tail buffer, and of a queue RED keeps between its thresholds.
 
@@ -1237,9 +1246,10 @@ def buffer_values(buffer_packets=1000, rate_mbps=5.0, segments_per_entry=2, acco
     -------
     dict
         ``ip_packet_bytes``, ``buffer_bytes``, ``full_delay_s`` (time to drain the full
-        buffer), ``red_min_s`` and ``red_max_s`` (delay of a queue at Mininet's RED
-        thresholds, 30000 and 35000 bytes), and the curve ``curve_packets``,
-        ``curve_delay_s`` (dict by segments per entry).
+        buffer), ``red_min_bytes`` and ``red_max_bytes`` (Mininet's RED thresholds,
+        :data:`RED_THRESHOLDS_BYTES`), ``red_min_s`` and ``red_max_s`` (delay of a queue
+        at those thresholds), and the curve ``curve_packets``, ``curve_delay_s`` (dict by
+        segments per entry).
 
     Examples
     --------
@@ -1262,6 +1272,8 @@ def buffer_values(buffer_packets=1000, rate_mbps=5.0, segments_per_entry=2, acco
         "ip_packet_bytes": ip_packet,
         "buffer_bytes": int(buffer_packets) * ip_packet,
         "full_delay_s": float(queueing.full_buffer_delay_s(int(buffer_packets), ip_packet, rate, accounting)),
+        "red_min_bytes": _RED_MIN_BYTES,
+        "red_max_bytes": _RED_MAX_BYTES,
         "red_min_s": 8.0 * _RED_MIN_BYTES / rate,
         "red_max_s": 8.0 * _RED_MAX_BYTES / rate,
         "curve_packets": grid,
@@ -1320,14 +1332,17 @@ def _draw_buffer(ax, v, settings, measured=None):
     ax.set_ylim(10, 2e4)
 
 
-def buffer_explorer(measured=None) -> Explorer:
+def buffer_explorer(measured=None, buffer_packets=HANDOUT_MAX_QUEUE_PACKETS) -> Explorer:
     """Queue limit, link rate and entry size -> delay of a full buffer vs RED's band.
 
     Parameters
     ----------
     measured : dict, optional
         ``"range ..." -> (low_s, high_s)`` draws a shaded band (a measured RTT range);
-        other ``label -> delay_s`` entries draw points at the current queue limit.
+        other ``label -> delay_s`` entries draw points at the current queue limit. NaN
+        values (missing measurements) are not drawn.
+    buffer_packets : int, default :data:`HANDOUT_MAX_QUEUE_PACKETS`
+        Initial queue limit [packet] (e.g. the limit stated in the measurement file).
 
     Returns
     -------
@@ -1343,7 +1358,8 @@ def buffer_explorer(measured=None) -> Explorer:
     2.4608
     """
     controls = {
-        "buffer_packets": _slider("int", 1000, 10, 2000, 10, "queue limit [packets]"),
+        "buffer_packets": _slider("int", int(buffer_packets), 10, max(2000, int(buffer_packets)), 10,
+                                  "queue limit [packets]"),
         "rate_mbps": _slider("float", 5.0, 1.0, 50.0, 0.5, "link rate [Mbit/s]", ".1f"),
         "segments_per_entry": _choice([("1 (no offload)", 1), ("2 (2896-byte segments)", 2)], 2, "MSS per entry"),
         "accounting": _choice([("tc (Linux shaper)", "tc"), ("wire (handout)", "wire")], "tc", "accounting"),

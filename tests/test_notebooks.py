@@ -196,11 +196,57 @@ def test_every_theory_question_is_answered_in_a_notebook():
         assert re.search(rf"\b{question}\b", text), f"{question} does not appear in any compared output"
 
 
-def test_measurements_variable_drives_the_notebook(tmp_path):
-    """Point MEASUREMENTS of notebook 02 at an edited copy of its file and re-run it."""
+def _csv_of(name):
+    """The bundled measurement file a notebook reads (its MEASUREMENTS line)."""
+    for cell in code_cells(load(name)):
+        match = MEASUREMENTS_RE.search(source(cell))
+        if match:
+            return (NB_DIR / match.group(1)).resolve()
+    raise AssertionError(f"{name}: no MEASUREMENTS line")
+
+
+def _row_key(line):
+    """(question, scenario, flow, metric) of one line of a measurement file."""
+    return tuple(line.split(",")[:4])
+
+
+def run_with_measurements(name, csv_path, workdir):
+    """Execute notebook ``name`` with MEASUREMENTS pointing at ``csv_path``, in ``workdir``.
+
+    Explorer cells are replaced by ``pass`` (their widgets need no checking here and
+    cost a second each). Returns the executed notebook (nbformat node); raises
+    ``nbclient.exceptions.CellExecutionError`` when a cell fails.
+    """
     import nbformat
     from nbclient import NotebookClient
 
+    nb = nbformat.read(NB_DIR / f"{name}.ipynb", as_version=4)
+    changed = 0
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        if MEASUREMENTS_RE.search(cell.source):
+            cell.source = MEASUREMENTS_RE.sub(f'MEASUREMENTS = "{Path(csv_path).as_posix()}"', cell.source)
+            changed += 1
+        if WIDGET_RE.search(cell.source):
+            cell.source = "pass  # explorer skipped in this test"
+    assert changed == 1, f"{name}: {changed} MEASUREMENTS lines"
+    NotebookClient(nb, timeout=120, kernel_name="python3",
+                   resources={"metadata": {"path": str(workdir)}}).execute()
+    return nb
+
+
+def write_without(csv_path, rows, target):
+    """Copy a measurement file without the lines of ``rows`` ((question, scenario, flow, metric))."""
+    lines = Path(csv_path).read_text().splitlines()
+    kept = [line for line in lines if _row_key(line) not in set(rows)]
+    assert len(lines) - len(kept) == len(set(rows)), f"not every row to drop is in {csv_path}: {rows}"
+    Path(target).write_text("\n".join(kept) + "\n")
+    return Path(target)
+
+
+def test_measurements_variable_drives_the_notebook(tmp_path):
+    """Point MEASUREMENTS of notebook 02 at an edited copy of its file and re-run it."""
     mine = tmp_path / "my_part2.csv"
     shutil.copy(ROOT / "data/measurements/lab5/part2.csv", mine)
     lines = mine.read_text().splitlines()
@@ -213,19 +259,85 @@ def test_measurements_variable_drives_the_notebook(tmp_path):
         edited.append(line)
     mine.write_text("\n".join(edited) + "\n")
 
-    nb = nbformat.read(NB_DIR / "02-udp-competition.ipynb", as_version=4)
-    changed = 0
-    for cell in nb.cells:
-        if cell.cell_type == "code" and MEASUREMENTS_RE.search(cell.source):
-            cell.source = MEASUREMENTS_RE.sub(f'MEASUREMENTS = "{mine.as_posix()}"', cell.source)
-            changed += 1
-        if cell.cell_type == "code" and WIDGET_RE.search(cell.source):
-            cell.source = "pass  # explorer skipped in this test"
-    assert changed == 1
-    NotebookClient(nb, timeout=120, kernel_name="python3",
-                   resources={"metadata": {"path": str(NB_DIR)}}).execute()
+    nb = run_with_measurements("02-udp-competition", mine, NB_DIR)
     text = "\n".join(output_text(c) for c in nb.cells if c.cell_type == "code")
     a2 = [line for line in text.splitlines() if line.startswith("A2 h1_udp goodput")]
     assert a2 and all("900.0" in line for line in a2), a2
     missing = [line for line in text.splitlines() if line.startswith("A3 h2_udp loss")]
-    assert missing and all(line.rstrip().endswith("missing") for line in missing), missing
+    assert missing and all(line.split()[4] == "missing" and line.rstrip().endswith("no data")
+                           for line in missing), missing
+    assert "note: no measurement for Q14 (scenario 'A3', flow 'h2_udp', metric 'loss') in my_part2.csv" in text
+
+
+#: Rows dropped at once from each notebook's own file (question, scenario, flow, metric):
+#: together they reach every cell that looks up a single measurement, so one run per
+#: notebook shows that a student's file with rows missing still runs to the end.
+DROPPED = {
+    "01-framing-and-goodput": [
+        ("Q6", "4.5 Mbit/s offered", "h1_udp", "offered_rate"),   # input of a prediction
+        ("Q7", "20 Mbit/s offered", "h1_udp", "goodput"),         # summary bars
+        ("Q7", "5 Mbit/s offered", "h1_udp", "loss"),             # comparison table
+        ("Q10", "5 Mbit/s bottleneck", "h1_tcp", "goodput"),      # TCP table and summary bars
+    ],
+    "02-udp-competition": [
+        ("Q14", "A3", "h1_udp", "goodput"),   # goodput bars and the A3 stacked bars
+        ("Q14", "A2", "h2_udp", "loss"),
+    ],
+    "03-tcp-meets-udp": [
+        ("Q18", "B2", "h2_udp", "loss"),      # input of the formulas, the CUBIC check, the sum
+        ("Q18", "B2", "h2_tcp", "rtt"),       # input of the formulas and of the curves
+        ("Q18", "B3", "h2_tcp", "goodput"),   # the sum, the measured points
+        ("Q18", "B1", "h2_tcp", "goodput"),   # B1 table
+    ],
+    "04-congestion-collapse": [
+        ("Q25", "UDP at access rates", "CD", "goodput"),   # table, totals, explorer points
+        ("Q26", "UDP at max-min rates", "AB", "goodput"),
+        ("Q27", "TCP", "AB", "goodput"),
+    ],
+    "05-rtt-fairness": [
+        ("Q32", "D1", "h2", "goodput"),            # per-connection fairness
+        ("Q36", "D2 CUBIC", "h1", "goodput"),      # RTT exponent, share plot
+        ("Q37", "D3 Reno", "h2", "goodput"),
+    ],
+    "06-multiple-bottlenecks": [
+        ("Q43", "two bottlenecks", "1to3", "rtt"),       # Reno utility, queueing delays
+        ("Q42", "two bottlenecks", "2to3", "goodput"),   # table, totals, bars
+    ],
+    "07-ecn-red-bufferbloat": [
+        ("Q46", "CUBIC without RED/ECN", "r1-eth1", "max_queue"),   # the queue limit
+        ("Q46", "CUBIC without RED/ECN", "h1", "rtt_min"),          # RTT range of the explorer
+        ("Q47", "CUBIC with RED/ECN", "h2", "goodput"),             # totals, Jain, bars
+        ("Q52", "DCTCP with RED/ECN", "h1", "rtt"),                 # table, summary, bar labels
+    ],
+}
+
+
+@pytest.mark.parametrize("name", sorted(DROPPED))
+def test_notebook_runs_with_measurements_missing(name, tmp_path):
+    """A student's file without some rows: the notebook runs, and says what is missing."""
+    mine = write_without(_csv_of(name), DROPPED[name], tmp_path / "mine.csv")
+    nb = run_with_measurements(name, mine, tmp_path)
+    for k, cell in enumerate(c for c in nb.cells if c.cell_type == "code"):
+        for out in cell.get("outputs", []):
+            assert out["output_type"] != "error", f"{name}: code cell {k} failed: {out.get('ename')}"
+    text = "\n".join(output_text(c) for c in nb.cells if c.cell_type == "code")
+    for question, scenario, flow, metric in DROPPED[name]:
+        notes = [line for line in text.splitlines()
+                 if f"no measurement for {question} " in line and f"metric '{metric}'" in line]
+        assert notes, f"{name}: no note says that {question} {scenario} {flow} {metric} is missing"
+        assert all("in mine.csv" in line for line in notes), notes
+
+
+def test_dropped_rows_reach_every_crash_site():
+    """DROPPED covers the measurements that used to stop a notebook when missing."""
+    crash_sites = {
+        "01-framing-and-goodput": {("Q7", "goodput"), ("Q10", "goodput"), ("Q6", "offered_rate")},
+        "03-tcp-meets-udp": {("Q18", "loss"), ("Q18", "rtt"), ("Q18", "goodput")},
+        "04-congestion-collapse": {("Q25", "goodput"), ("Q26", "goodput")},
+        "05-rtt-fairness": {("Q32", "goodput"), ("Q36", "goodput"), ("Q37", "goodput")},
+        "06-multiple-bottlenecks": {("Q43", "rtt"), ("Q42", "goodput")},
+        "07-ecn-red-bufferbloat": {("Q46", "rtt_min"), ("Q47", "goodput"), ("Q52", "rtt"), ("Q46", "max_queue")},
+    }
+    for name, sites in crash_sites.items():
+        dropped = {(q, metric) for q, _, _, metric in DROPPED[name]}
+        assert sites <= dropped, f"{name}: {sites - dropped} not dropped"

@@ -141,3 +141,49 @@ def test_topology_links_connect_known_nodes():
         for flow, path, _ in spec["flows"]:
             for a, b in zip(path[:-1], path[1:]):
                 assert {a, b} in [{x, y} for x, y, _ in spec["links"]], (name, flow, a, b)
+
+
+def test_missing_measurements_are_not_drawn():
+    """NaN points, bands and lines (a student's file without some rows) are skipped."""
+    nan = float("nan")
+    fig = plots.curves([1, 2, 3], {"model": [1, 2, 3], "model of a missing input": nan, "constant": 2.0},
+                       points={"measured": ([1, 2, nan], [1.1, nan, 3.0]), "all missing": ([nan], [nan])},
+                       band=(nan, 2.0, "range"))
+    ax = fig.axes[0]
+    assert len(ax.lines) == 2                                  # model and the constant
+    assert [len(c.get_offsets()) for c in ax.collections] == [1]
+    assert len(ax.patches) == 0                                # no band
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert labels == ["model", "constant", "measured"]
+
+
+def test_stacked_bars_say_no_data_for_a_missing_row():
+    t = pd.DataFrame({"received": [0.48, float("nan")], "lost": [0.52, float("nan")]},
+                     index=["predicted", "measured"])
+    texts = [a.get_text() for a in plots.stacked_bars(t, "Mbit/s", value_format="{:.1f}").axes[0].texts]
+    assert texts == ["1.0", "no data"]
+
+
+def test_lab53_drawing_shows_every_delayed_interface():
+    """Handout section 3.3: netem adds the one-way delay on h1-eth0, h2-eth0 and h3-eth0."""
+    from labcalc.labs import lab5
+
+    delay = f"+{1e3 * lab5.Params().lab53_one_way_delay_s:.0f} ms"
+    labels = [label for _, _, label in plots.TOPOLOGIES["lab53"]["links"]]
+    lines = [line for _, _, label in plots.TOPOLOGIES["lab53"]["links"] for line in label.splitlines()]
+    for interface in ("h1-eth0", "h2-eth0", "h3-eth0"):
+        shown = [line for line in lines if interface in line]
+        assert shown and delay in shown[0], f"{interface}: {shown} does not show {delay}"
+
+
+def test_committed_topology_pictures_are_up_to_date(tmp_path):
+    """notebooks/img/*.svg are what make_topologies.py draws from plots.TOPOLOGIES."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    script = (root / "notebooks/img/make_topologies.py").read_text()
+    code = script.replace("HERE = Path(__file__).resolve().parent", f"HERE = Path({str(tmp_path)!r})")
+    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, cwd=root)
+    for name in plots.TOPOLOGIES:
+        assert (tmp_path / f"{name}.svg").read_bytes() == (root / f"notebooks/img/{name}.svg").read_bytes(), (
+            f"notebooks/img/{name}.svg is stale: run notebooks/img/make_topologies.py")

@@ -201,6 +201,34 @@ def test_buffer_values_match_queueing():
     v = widgets.buffer_values(1000, 5.0, 2, "tc")
     assert v["full_delay_s"] == pytest.approx(queueing.full_buffer_delay_s(1000, 2948, 5e6, accounting="tc"))
     assert (v["red_min_s"], v["red_max_s"]) == pytest.approx((0.048, 0.056))
+    assert (v["red_min_bytes"], v["red_max_bytes"]) == widgets.RED_THRESHOLDS_BYTES == (30_000, 35_000)
+    assert widgets.buffer_values()["buffer_packets"] == widgets.HANDOUT_MAX_QUEUE_PACKETS == 1000
+
+
+def test_buffer_explorer_starts_at_the_given_queue_limit():
+    ex = widgets.buffer_explorer(buffer_packets=400)
+    assert ex.controls["buffer_packets"].value == 400
+    assert ex.values["full_delay_s"] == pytest.approx(widgets.buffer_values(400)["full_delay_s"])
+    assert widgets.buffer_explorer(buffer_packets=3000).values["buffer_packets"] == 3000
+
+
+@pytest.mark.parametrize(
+    "factory, measured",
+    [
+        (widgets.tcp_udp_explorer, {"B2 measured": (float("nan"), 920e3), "B3 measured": (0.52, 45e3)}),
+        (widgets.collapse_explorer, {"Q25 measured": (10.0, float("nan")), "Q26 measured": (0.53, 1.43e6)}),
+        (widgets.rtt_fairness_explorer, {"CUBIC measured": ([500.0, 1000.0], [float("nan"), 0.35])}),
+        (widgets.buffer_explorer, {"range of measured RTTs (Q46)": (float("nan"), 5.0)}),
+    ],
+)
+def test_explorers_skip_missing_measurements(factory, measured):
+    """A student's file without some rows gives NaN points: the explorers draw the others."""
+    ex = factory(measured=measured)
+    assert ex.image is not None and len(ex.image.value) > 1000
+    offsets = [np.asarray(c.get_offsets(), dtype=float) for c in ex.ax.collections]
+    assert offsets and all(np.isfinite(o).all() for o in offsets)
+    legend = [t.get_text() for t in ex.ax.get_legend().get_texts()]
+    assert not any("range" in label for label in legend)   # the band with a missing bound is not drawn
 
 
 def test_answer_checker():
