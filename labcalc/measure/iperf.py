@@ -263,12 +263,17 @@ def _parse_e_tail(rest: str, row: dict) -> bool:
         return True
     mu = _UDP_TAIL.match(rest)
     if mu:
-        row["jitter_s"] = float(mu["jitter"]) * 1e-3
-        row["lost_packets"] = float(mu["lost"])
-        row["packets"] = float(mu["total"])
-        row["loss"] = row["lost_packets"] / row["packets"] if row["packets"] else np.nan
+        _udp_columns(row, mu)
         return True
     return False
+
+
+def _udp_columns(row: dict, mu: re.Match) -> None:
+    """Jitter [s], lost and total datagrams and the loss fraction of a UDP report tail."""
+    row["jitter_s"] = float(mu["jitter"]) * 1e-3
+    row["lost_packets"] = float(mu["lost"])
+    row["packets"] = float(mu["total"])
+    row["loss"] = row["lost_packets"] / row["packets"] if row["packets"] else np.nan
 
 
 def read_iperf(path) -> pd.DataFrame:
@@ -763,10 +768,7 @@ def read_iperf3(path) -> pd.DataFrame:
         if rest:
             mu = _UDP_TAIL.match(rest)
             if mu:
-                row["jitter_s"] = float(mu["jitter"]) * 1e-3
-                row["lost_packets"] = float(mu["lost"])
-                row["packets"] = float(mu["total"])
-                row["loss"] = row["lost_packets"] / row["packets"] if row["packets"] else np.nan
+                _udp_columns(row, mu)
             else:
                 mt = _IPERF3_TCP_TAIL.match(rest)
                 if mt and mt["cwnd"] is not None:
