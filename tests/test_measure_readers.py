@@ -219,7 +219,10 @@ def test_iperf2_server_side_csv_flows_from_the_peer():
     assert udp["src"].tolist() == ["10.0.0.1:36001"] * 2
     assert udp["out_of_order"].tolist() == [0, 1]
     client = m.read_iperf(DATA / "iperf2.csv")
-    assert client.attrs["side"] == "client" and client["src"].iloc[0] == "10.0.0.1:52200"
+    # TCP with the listener second: a 2.0.x client, or either side of 2.1+ (which prints the
+    # client first on both sides): the side is unknown, the data still flow to the listener
+    assert client.attrs["side"] == "unknown" and client["src"].iloc[0] == "10.0.0.1:52200"
+    assert client["dst"].iloc[0] == "10.0.0.2:5001"
 
 
 def test_iperf2_enhanced_csv_with_header():
@@ -237,6 +240,138 @@ def test_iperf2_enhanced_csv_with_header():
     assert df["src"].iloc[0] == "10.0.0.1:44100" and df.attrs["side"] == "client"
     assert df["timestamp"].iloc[0] == "20261123115000.105"
     assert df.attrs["summary"][0]["bytes"] == 235929600
+
+
+def test_iperf2_21_udp_csv_client_address_first_on_both_sides():
+    """iperf 2.1.8 -u -y C: the client's socket first on both sides, 14 fields on the client too."""
+    cli = m.read_iperf(DATA / "iperf2_21_udp_client.csv")
+    assert cli.attrs["side"] == "client"
+    assert cli["src"].tolist() == ["127.0.0.1:49079"] * 2 and cli["dst"].tolist() == ["127.0.0.1:5502"] * 2
+    assert cli["packets"].tolist() == [893, 890]  # datagrams sent
+    # zeros the client printed for what only the receiver measures
+    for col in ("jitter_s", "lost_packets", "loss", "out_of_order"):
+        assert cli[col].isna().all(), col
+    (total,) = cli.attrs["summary"]
+    assert (total["bytes"], total["rate_bps"], total["end_s"]) == (2623950, 10493475, 2.0)
+    assert "packets" not in total and "loss" not in total  # "...,0,-1,-0.000,0": total not known
+    assert (total["src"], total["dst"]) == ("127.0.0.1:49079", "127.0.0.1:5502")
+    srv = m.read_iperf(DATA / "iperf2_21_udp_server.csv")
+    assert srv.attrs["side"] == "server"
+    assert srv["src"].tolist() == ["127.0.0.1:49079"] * 2 and srv["dst"].tolist() == ["127.0.0.1:5502"] * 2
+    assert srv["jitter_s"].tolist() == pytest.approx([2e-6, 3e-6])
+    assert srv["lost_packets"].tolist() == [0, 0] and srv["packets"].tolist() == [893, 890]
+    assert srv["loss"].tolist() == [0.0, 0.0]
+    (total,) = srv.attrs["summary"]
+    assert (total["packets"], total["lost_packets"], total["jitter_s"]) == (1785, 0, pytest.approx(3e-6))
+
+
+def test_iperf2_21_tcp_server_csv_listener_shared_by_the_connections():
+    df = m.read_iperf(DATA / "iperf2_21_server.csv")  # two tests: -P 2, then one stream
+    assert df.attrs["side"] == "unknown"  # TCP, listener second: 2.0.x client or 2.1 either side
+    assert df["stream"].tolist() == ["1", "2", "1", "2", "3", "3"]
+    assert df["src"].tolist() == ["127.0.0.1:56392", "127.0.0.1:56408"] * 2 + ["127.0.0.1:38058"] * 2
+    assert df["dst"].unique().tolist() == ["127.0.0.1:5741"]
+    assert [(s["stream"], s["bytes"], s["rate_bps"]) for s in df.attrs["summary"]] == [
+        ("2", 5374012, 21496832), ("1", 5374012, 21491878), ("3", 5374012, 21492716)]
+    # one line (2.1.8 server without -i): the lower port is the listener's
+    one = m.read_iperf("19700101000000,127.0.0.1,38748,127.0.0.1,5403,1,0.0-3.0,3902668860,10408286157\n")
+    assert (one["src"].iloc[0], one["dst"].iloc[0], one.attrs["side"]) == ("127.0.0.1:38748", "127.0.0.1:5403", "unknown")
+    assert one["bytes"].tolist() == [3902668860]
+
+
+def test_iperf2_20_csv_dual_and_udp_client_server_report():
+    """iperf 2.0.x prints its own socket first: -d gives one connection of each kind."""
+    dual = m.read_iperf(
+        "20240305101500,10.0.0.1,48200,10.0.0.2,5001,3,0.0-1.0,1310720,10485760\n"
+        "20240305101500,10.0.0.1,5001,10.0.0.2,39100,5,0.0-1.0,655360,5242880\n"
+    )
+    assert dual.attrs["side"] == "dual"
+    assert dual["src"].tolist() == ["10.0.0.1:48200", "10.0.0.2:39100"]
+    assert dual["dst"].tolist() == ["10.0.0.2:5001", "10.0.0.1:5001"]
+    # 2.0.x UDP client: 9-field intervals, then the 14-field report of the server
+    udp = m.read_iperf(
+        "20240305101600,10.0.0.1,36001,10.0.0.2,5001,3,0.0-1.0,131250,1050000\n"
+        "20240305101601,10.0.0.1,36001,10.0.0.2,5001,3,1.0-2.0,131250,1050000\n"
+        "20240305101601,10.0.0.1,36001,10.0.0.2,5001,3,0.0-2.0,262500,1050000\n"
+        "20240305101601,10.0.0.1,36001,10.0.0.2,5001,3,0.0-2.0,261030,1044120,0.120,3,179,1.676,0\n"
+    )
+    assert udp.attrs["side"] == "client"
+    assert udp["src"].tolist() == ["10.0.0.1:36001"] * 2 and "jitter_s" not in udp
+    total, report = udp.attrs["summary"]
+    assert (total["role"], total["bytes"]) == ("summary", 262500)
+    assert (report["role"], report["lost_packets"], report["packets"]) == ("server report", 3, 179)
+    assert report["jitter_s"] == pytest.approx(0.00012) and report["loss"] == pytest.approx(3 / 179)
+
+
+def test_iperf2_sum_lines_belong_to_their_test():
+    df = m.read_iperf(DATA / "iperf2_server_sum_two_tests.txt")  # two -P 2 tests, no -i
+    assert df["stream"].tolist() == ["4", "5", "SUM", "4", "5", "SUM"]
+    assert df.loc[df["stream"] == "SUM", "rate_bps"].tolist() == [16.8e6, 50.3e6]
+    assert df["connection"].iloc[[0, 1, 3, 4]].tolist() == [1, 2, 3, 4]
+    assert df.attrs["summary"] == []
+    log = m.read_iperf(DATA / "iperf2_21_server_log.txt")  # iperf 2.1.8 server: three tests with a [SUM]
+    sums = log[log["stream"] == "SUM"]
+    assert sums["rate_bps"].tolist() == [6.08e9, 39.5e9, 45.8e9]
+    assert sums["end_s"].tolist() == [3.0136, 3.0013, 3.0003]
+    assert log.attrs["summary"] == []
+    assert log["stream"].tolist() == ["12", "11", "SUM", "14", "13", "SUM", "15", "17", "16", "SUM"]
+    star = log[log["stream"] == "16"]  # "[*16] local ... port 51426 connected with ... port 5401 (reverse)"
+    assert (star["src"].iloc[0], star["dst"].iloc[0], star["connection"].iloc[0]) == (
+        "127.0.0.1:51426", "127.0.0.1:5401", 7)
+
+
+def test_iperf2_21_reverse_stream_star_connect_line():
+    df = m.read_iperf(DATA / "iperf2_21_dual_server.txt")
+    assert df.attrs["side"] == "dual" and df.attrs["malformed"]["count"] == 0
+    rev = df[df["stream"] == "2"]  # "[ *2] local 127.0.0.1 port 51806 connected with 127.0.0.1 port 5511 (reverse)"
+    assert rev["src"].tolist() == ["127.0.0.1:51806"] * 2 and rev["dst"].tolist() == ["127.0.0.1:5511"] * 2
+    assert rev["connection"].tolist() == [2, 2]
+    assert rev["bytes"].tolist() == [232 * 1024**2, 264 * 1024**2]
+    fwd = df[df["stream"] == "1"]
+    assert fwd["src"].tolist() == ["127.0.0.1:33996"] * 2 and fwd["dst"].tolist() == ["127.0.0.1:5501"] * 2
+    assert df.loc[df["stream"] == "SUM", "rate_bps"].tolist() == [5.25e9, 9.56e9]
+    assert [(s["stream"], s.get("src")) for s in df.attrs["summary"]] == [
+        ("2", "127.0.0.1:51806"), ("1", "127.0.0.1:33996"), ("SUM", None)]
+
+
+def test_iperf2_21_reverse_and_full_duplex_data_direction():
+    """iperf 2.1.8: --reverse marks both sides "(reverse)", --full-duplex reports [ 1] and [ *1]."""
+    srv = m.read_iperf(DATA / "iperf2_21_server_reverse_modes.txt")  # -R, then -d, then --full-duplex
+    assert srv["stream"].tolist() == ["1", "2", "4", "4", "SUM"]
+    assert srv["src"].iloc[:4].tolist() == ["127.0.0.1:5751", "127.0.0.1:37664", "127.0.0.1:37676", "127.0.0.1:5751"]
+    assert srv["dst"].iloc[:4].tolist() == ["127.0.0.1:37662", "127.0.0.1:5751", "127.0.0.1:5751", "127.0.0.1:37676"]
+    assert srv["end_s"].tolist() == [1.114, 1.0006, 1.0006, 1.0002, 1.0006]  # both directions are rows
+    assert srv.attrs["summary"] == []
+    cli = m.read_iperf(DATA / "iperf2_21_client_reverse.txt")  # "[ *1]": the client receives
+    assert (cli["src"].iloc[0], cli["dst"].iloc[0]) == ("127.0.0.1:5751", "127.0.0.1:37662")
+    fd = m.read_iperf(DATA / "iperf2_21_client_full_duplex.txt")
+    assert fd["src"].tolist()[:2] == ["127.0.0.1:37676", "127.0.0.1:5751"]
+    assert fd["dst"].tolist()[:2] == ["127.0.0.1:5751", "127.0.0.1:37676"]
+    assert fd["rate_bps"].tolist() == [11.5e6, 10.5e6, 21.0e6]
+
+
+def test_iperf2_21_enhanced_udp_client_and_tcp_sum_columns():
+    udp = m.read_iperf(DATA / "iperf2_21_udp_client_e.txt")  # "891/0      893 pps"
+    assert udp["writes"].tolist() == [891, 892, 891]
+    assert udp["write_errors"].tolist() == [0, 0, 0]
+    assert udp.attrs["summary"][0]["writes"] == 2675
+    assert udp.attrs["malformed"]["count"] == 0
+    tcp = m.read_iperf(DATA / "iperf2_21_enhanced_parallel.txt")  # [SUM] "13209/0        16": no cwnd/RTT
+    sums = tcp[tcp["stream"] == "SUM"]
+    assert sums["writes"].tolist() == [13209, 45073, 54701]
+    assert sums["retransmits"].tolist() == [16, 0, 1]
+    assert sums["write_errors"].tolist() == [0, 0, 0]
+    assert sums["cwnd_bytes"].isna().all() and sums["rtt_s"].isna().all()
+    total = tcp.attrs["summary"][-1]
+    assert (total["stream"], total["writes"], total["retransmits"]) == ("SUM", 112985, 18)
+    assert tcp.loc[tcp["stream"] == "2", "retransmits"].tolist() == [7, 0, 0]
+    server = m.read_iperf(  # -e server: Reads=Dist
+        "[  1] local 127.0.0.1%lo port 5404 connected with 127.0.0.1 port 42098 (sock=4) (peer 2.1.8)\n"
+        "[ ID] Interval            Transfer    Bandwidth       Reads=Dist\n"
+        "[  1] 0.0000-1.0000 sec   396 MBytes  3.32 Gbits/sec  3192=11:2:0:15:12:2:0:3150\n"
+        "[  1] 1.0000-2.0000 sec   395 MBytes  3.31 Gbits/sec  3202=22:0:0:18:23:0:0:3139\n"
+    )
+    assert server["reads"].tolist() == [3192, 3202]
 
 
 # --------------------------------------------------------------------------------------
@@ -342,6 +477,35 @@ def test_iperf3_json_cut_inside_a_string_or_literal_is_truncated_not_invalid(nam
         m.read_iperf3(DATA / name)
     with pytest.raises(MeasurementFormatError, match="invalid JSON"):  # broken inside, closed at the end
         m.read_iperf3('{"start": {"version": "iperf 3.12" "x": 1}, "intervals": []}\n')
+
+
+def test_iperf3_json_reverse_client_end_block_has_no_rtt_or_cwnd():
+    df = m.read_iperf3(DATA / "iperf3_reverse_client.json")  # iperf3 3.12 -c ... -R -J
+    assert df.attrs["reverse"] is True
+    assert df["src"].tolist() == ["127.0.0.1:5301"] and df["dst"].tolist() == ["127.0.0.1:54300"]
+    sender = next(s for s in df.attrs["summary"] if s["role"] == "sender")
+    assert sender["retransmits"] == 14 and sender["bytes"] == 9148825600
+    for key in ("rtt_s", "rtt_min_s", "rtt_max_s", "cwnd_max_bytes"):  # written as 0 by iperf3
+        assert math.isnan(sender[key]), key
+    pd.concat([df, df])  # NaN in attrs is still plain data
+    normal = next(s for s in m.read_iperf3(DATA / "iperf3_client.json").attrs["summary"] if s["role"] == "sender")
+    assert normal["rtt_max_s"] > 0
+
+
+def test_iperf3_json_followed_by_text():
+    with pytest.warns(m.ToolErrorWarning, match=r"iperf3_trailing_error\.json, line 131: iperf3: error - control socket"):
+        df = m.read_iperf3(DATA / "iperf3_trailing_error.json")
+    assert df["bytes"].tolist() == [2642411520]
+    assert df["rtt_s"].tolist() == pytest.approx([36e-6])
+    assert df.attrs["tool_error"] == "iperf3: error - control socket has closed unexpectedly"
+    assert df.attrs["malformed"] == {"count": 0, "lines": []} and "trailing_text" not in df.attrs
+    assert [s["role"] for s in df.attrs["summary"]] == ["sender", "receiver", "sum_sent", "sum_received"]
+    text = (DATA / "iperf3_trailing_error.json").read_text().replace("iperf3: error", "Connection reset\nagain")
+    with pytest.warns(MalformedLinesWarning, match="line 131, 132"):
+        other = m.read_iperf3(text)
+    assert other.attrs["trailing_text"] == "Connection reset\nagain - control socket has closed unexpectedly"
+    assert other.attrs["malformed"] == {"count": 2, "lines": [131, 132]} and "tool_error" not in other.attrs
+    assert len(other) == 1
 
 
 def test_iperf3_get_server_output_is_kept_apart():
@@ -630,6 +794,18 @@ def test_ss_old_version_bare_stamps_and_oneline():
     assert one["send_bps"].iloc[0] == pytest.approx(1.3e9)
     assert one["cc"].iloc[0] == "bbr"
     assert m.read_ss(DATA / "ss_old.txt", port=9).empty
+
+
+def test_ss_skmem_before_the_congestion_control_name():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no pandas warning about a string in a float column
+        df = m.read_ss(DATA / "ss_skmem.txt")  # ss -tinm: "skmem:(...) bbr wscale:10,10 ..."
+    assert df["cc"].tolist() == ["bbr", "bbr"]
+    assert df["cwnd_segments"].tolist() == [13, 40]
+    assert df["rtt_s"].tolist() == pytest.approx([0.000295, 0.000541])
+    assert df["state"].tolist() == ["", ""]
+    none = m.read_ss("ESTAB 0 0 10.0.0.1:40000 10.0.0.2:5201\n\t wscale:7,7 rto:204 rtt:5.1/0.5 cwnd:10\n")
+    assert none["cc"].tolist() == [""]
 
 
 def test_ss_recorded():

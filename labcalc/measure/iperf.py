@@ -28,13 +28,14 @@ EXPECTED3 = (
 _NUM = r"\d+(?:\.\d+)?"
 # "[  3]", "[SUM]", "[SUM-4]", "[  5][TX-C]", "[ *1]" followed by the interval
 _REPORT = re.compile(
-    r"\[\s*\*?(?P<id>\d+|SUM(?:-\d+)?)\](?:\[(?P<dir>[A-Z]{2}-[A-Z])\])?\s+"
+    r"\[\s*(?P<star>\*)?(?P<id>\d+|SUM(?:-\d+)?)\](?:\[(?P<dir>[A-Z]{2}-[A-Z])\])?\s+"
     rf"(?P<t0>{_NUM})\s*-\s*(?P<t1>{_NUM})\s+sec\s+"
     rf"(?P<xfer>{_NUM})\s+(?P<xu>[KMGTkmgt]?)Bytes\s+(?P<rate>{_NUM})\s+(?P<ru>[KMGTkmgt]?)bits/sec(?P<rest>.*)$"
 )
 _LOOKS_LIKE_REPORT = re.compile(r"\[\s*\*?(?:\d+|SUM(?:-\d+)?)\](?:\[[A-Z-]+\])?\s+\d+(?:\.\d+)?\s*-\s*\d")
+# "[  3] local ...", and "[ *2] local ..." for the reverse client thread of an iperf 2.1 server (-d / -r)
 _CONNECTED = re.compile(
-    r"\[\s*(?P<id>\d+)\]\s+local\s+(?P<lip>\S+?)\s+port\s+(?P<lport>\d+)\s+connected\s+(?:with|to)\s+"
+    r"\[\s*(?P<star>\*)?(?P<id>\d+)\]\s+local\s+(?P<lip>\S+?)\s+port\s+(?P<lport>\d+)\s+connected\s+(?:with|to)\s+"
     r"(?P<rip>\S+?)\s+port\s+(?P<rport>\d+)"
 )
 _UDP_TAIL = re.compile(
@@ -55,6 +56,11 @@ _TCP_E_TAIL = re.compile(
     r"/(?P<rtt>\d+(?:\.\d+)?)(?:\((?P<rttvar>\d+(?:\.\d+)?)\))?\s*(?P<rttu>us|ms)"
     rf"(?:\s+(?P<fq>{_NUM})\s*(?P<fqu>[KMGkmg]?)bits?/sec)?(?:\s+(?P<netpwr>\S+))?"
 )
+# the shorter -e tails of iperf 2 (src/Locale.c): a UDP client's Write/Err PPS ("891/0      893 pps"),
+# the [SUM] of TCP clients' Write/Err Rtry ("13209/0        16", no cwnd/RTT), a server's Reads=Dist
+_E_WRITES_PPS = re.compile(rf"^\s*(?P<writes>\d+)/(?P<werr>\d+)\s+{_NUM}\s*pps\s*$")
+_E_WRITES_RTRY = re.compile(r"^\s*(?P<writes>\d+)/(?P<werr>\d+)(?:\s+(?P<rtry>\d+))?\s*$")
+_E_READS = re.compile(r"^\s*(?P<reads>\d+)=\d+(?::\d+)+\s*$")
 # informational lines that look like reports: out-of-order counts, trip times, L2 errors
 _OUT_OF_ORDER = re.compile(
     r"\[\s*\*?(?P<id>\d+|SUM(?:-\d+)?)\](?:\[[A-Z]{2}-[A-Z]\])?\s+"
@@ -136,11 +142,18 @@ def _parse_report(m: re.Match) -> dict:
 # mixes line lengths (the 9-field intervals of a UDP client and its 14-field server report).
 #
 # legacy (2.0.x and 2.1 without -e):
-#   time,local_ip,local_port,peer_ip,peer_port,id,t0-t1,bytes,bits_per_second[,jitter_ms,lost,total,loss%,out_of_order]
+#   time,ip_a,port_a,ip_b,port_b,id,t0-t1,bytes,bits_per_second[,jitter_ms,lost,total,loss%,out_of_order]
 # enhanced (2.1+ with -e, src/Locale.c reportCSV_*): a header line 'time,srcaddress,srcport,...'
 #   then istart and iend in two fields and tool-specific columns named by the header.
-_CSV2 = re.compile(r"^\d{14}(?:\.\d+)?,[^,]*,\d+,[^,]*,\d+,-?\d+,\d+(?:\.\d+)?-\d+(?:\.\d+)?,")
-_CSV2_ENHANCED = re.compile(r"^\d{14}(?:\.\d+)?,[^,]*,\d+,[^,]*,\d+,-?\d+,\d+(?:\.\d+)?,\d+(?:\.\d+)?,-?\d+,")
+# iperf 2.2 may put the UTC offset before the time ("+0000:20250605191028.955").
+#
+# Which address comes first (see _csv_orientation): 2.0.x prints its own socket first
+# (src/ReportCSV.c, CSV_peer: local, then peer); 2.1+ prints the client's socket first on
+# both sides (src/ReportOutputs.c, format_ips_ports_string swaps local and peer when
+# ThreadMode == kMode_Server).
+_CSV2_TIME = r"^(?:[+-]\d{4}:)?\d{14}(?:\.\d+)?,"
+_CSV2 = re.compile(_CSV2_TIME + r"[^,]*,\d*,[^,]*,\d*,-?\d+,\d+(?:\.\d+)?-\d+(?:\.\d+)?,")
+_CSV2_ENHANCED = re.compile(_CSV2_TIME + r"[^,]*,\d*,[^,]*,\d*,-?\d+,\d+(?:\.\d+)?,\d+(?:\.\d+)?,-?\d+,")
 _CSV2_HEADER = re.compile(r"^time,srcaddress,srcport,dstadd?r(?:ess)?,dstport,transferid,istart,iend,bytes,speed\b")
 _CSV2_ENHANCED_COMMON = ["time", "srcaddress", "srcport", "dstaddr", "dstport", "transferid", "istart", "iend",
                          "bytes", "speed"]
@@ -151,31 +164,72 @@ _CSV2_COLUMNS = {
     "tcprttvar": ("rttvar_s", 1e-6), "jitter": ("jitter_s", 1e-3), "errors": ("lost_packets", 1.0),
     "datagrams": ("packets", 1.0), "outoforder": ("out_of_order", 1.0), "readcnt": ("reads", 1.0),
 }
+# "not available" in a CSV count: -1, or -1 printed unsigned (2.2: tcpretry 4294967295)
+_CSV2_MISSING = ("", "-1", "4294967295")
 
 
-def _csv_side(conns: list[tuple[str, int, str, int]], udp_lines: int, n_lines: int, header) -> str:
-    """Which end printed the CSV: its address comes first on every line (iperf's local socket)."""
+def _csv_count(value: str) -> float:
+    """A count of the legacy UDP columns; NaN for iperf's -1 ("not known", e.g. a 2.1 client's total)."""
+    v = float(value)
+    return v if v >= 0 else np.nan
+
+
+def _csv_orientation(rows: list[dict], header) -> tuple[str, dict]:
+    """Which end of every connection is the listener, and which side printed the CSV.
+
+    Returns ``(side, listener_first)``: *listener_first* maps each connection
+    ``(ip_a, port_a, ip_b, port_b)`` to True when its first address is the listener's
+    (the server's socket, which accepted the connection).
+
+    The listener is the end shared by several connections (every stream of ``-P`` and
+    every test of a server log connects to it), else the end with the lower port (the
+    listening port, 5001 by default, is below the ephemeral ports: 32768 and up on Linux,
+    49152 and up on Windows and macOS). The side then follows from the header of ``-e``
+    (``readcnt``: server, ``writecnt``: client), or from the position of the listener:
+    only iperf 2.0.x puts it first, on its server side (its own socket first), and on both
+    sides of ``-d`` / ``-r`` one connection of each kind ("dual"). With the listener second
+    (2.0.x client, or either side of 2.1+), UDP still tells: a 2.0.x client prints 9-field
+    intervals and a 14-field server report for the same connection, a 2.1 client prints
+    14 fields with zero jitter and loss and a total of -1 on its whole-test line, a server
+    measures jitter (> 0) or loss; TCP does not ("unknown").
+    """
+    conns: dict[tuple, set] = {}
+    for r in rows:
+        t = r["_tuple"]
+        if r["stream"] != "SUM" and t[1] > 0 and t[3] > 0:
+            conns.setdefault(t, set()).add(r["_fields"])
+    uses: dict[tuple, int] = {}
+    for a_ip, a_port, b_ip, b_port in conns:
+        uses[(a_ip, a_port)] = uses.get((a_ip, a_port), 0) + 1
+        uses[(b_ip, b_port)] = uses.get((b_ip, b_port), 0) + 1
+    listener_first = {}
+    for t in conns:
+        a, b = uses[(t[0], t[1])], uses[(t[2], t[3])]
+        listener_first[t] = a > b if a != b else t[1] < t[3]
+    kinds = set(listener_first.values())
     if header is not None and "readcnt" in header:
-        return "server"
+        return "server", listener_first
     if header is not None and "writecnt" in header:
-        return "client"
-    real = sorted({c for c in conns if c[1] > 0 and c[3] > 0})
-    if len(real) > 1:  # several connections: the listener keeps its port, the client's ports change
-        if len({c[1] for c in real}) == 1 and len({c[3] for c in real}) > 1:
-            return "server"
-        if len({c[3] for c in real}) == 1 and len({c[1] for c in real}) > 1:
-            return "client"
-    if udp_lines:  # a UDP server reports jitter and loss on every line; a client only in the server report
-        return "server" if udp_lines == n_lines else "client"
-    if real:  # the listening port (5001 by default) is below the ephemeral ports (32768 and up on Linux)
-        return "server" if real[0][1] < real[0][3] else "client"
-    return "client"
+        return "client", listener_first
+    if kinds == {True}:
+        return "server", listener_first
+    if kinds == {True, False}:
+        return "dual", listener_first
+    udp = [r for r in rows if "packets" in r]
+    if not udp:
+        return "unknown", listener_first
+    if any(len(fields) > 1 for fields in conns.values()):  # 2.0.x client: 9-field intervals, 14-field report
+        return "client", listener_first
+    if any(np.isnan(r["packets"]) for r in udp):  # 2.1 client: total -1 on its whole-test line
+        return "client", listener_first
+    if any(r.get("jitter_s", 0) > 0 or r.get("lost_packets", 0) > 0 for r in udp):
+        return "server", listener_first
+    return "client", listener_first
 
 
 def _parse_iperf2_csv(text: str, rep: Report) -> tuple[list[dict], str]:
     rows = []
     header = None
-    conns, udp_lines = [], 0
     for i, line in iter_lines(text):
         s = line.strip()
         if not s:
@@ -202,7 +256,8 @@ def _parse_iperf2_csv(text: str, rep: Report) -> tuple[list[dict], str]:
             stream = f[5]
             row = {
                 "timestamp": f[0],
-                "local": (f[1], int(f[2]), f[3], int(f[4])),
+                "_tuple": (f[1], int(f[2] or 0), f[3], int(f[4] or 0)),
+                "_fields": len(f),
                 "stream": "SUM" if stream == "-1" else stream,
                 "start_s": t0,
                 "end_s": t1,
@@ -213,34 +268,49 @@ def _parse_iperf2_csv(text: str, rep: Report) -> tuple[list[dict], str]:
             if names is None:
                 if len(f) >= 14:  # UDP: jitter(ms), lost, total, loss %, out of order
                     row["jitter_s"] = float(f[9]) * 1e-3
-                    row["lost_packets"] = float(f[10])
-                    row["packets"] = float(f[11])
-                    row["out_of_order"] = float(f[13])
+                    row["lost_packets"] = _csv_count(f[10])
+                    row["packets"] = _csv_count(f[11])
+                    row["out_of_order"] = _csv_count(f[13])
             else:
                 for key, value in zip(names[10:], f[10:]):
                     col, factor = _CSV2_COLUMNS.get(key, (None, 1.0))
-                    if col is not None and value not in ("", "-1"):
+                    if col is not None and value not in _CSV2_MISSING:
                         row[col] = float(value) * factor
             if row.get("packets") is not None:
-                row["loss"] = row["lost_packets"] / row["packets"] if row["packets"] else np.nan
+                row["loss"] = row.get("lost_packets", np.nan) / row["packets"] if row["packets"] else np.nan
         except (IndexError, ValueError):
             rep.bad(i, s)
             continue
-        if stream != "-1":
-            conns.append(row["local"])
-        udp_lines += "packets" in row
         rep.ok()
         rows.append(row)
-    side = _csv_side(conns, udp_lines, len(rows), header)
+    side, listener_first = _csv_orientation(rows, header)
+    mixed = {r["_tuple"] for r in rows if r["_fields"] < 14} & {r["_tuple"] for r in rows if r["_fields"] >= 14}
+    client_placeholders = side == "client" and header is None and not mixed
+    test, sum_in_test, known = 0, False, set()
     for r in rows:
-        lip, lport, rip, rport = r.pop("local")
-        local, peer = f"{lip}:{lport}", f"{rip}:{rport}"
-        r["src"], r["dst"] = (peer, local) if side == "server" else (local, peer)
+        t = r.pop("_tuple")
+        fields = r.pop("_fields")
+        if r["stream"] == "SUM":  # several connections: no single src / dst
+            r["_test"], sum_in_test = test, True
+        else:
+            a, b = f"{t[0]}:{t[1]}", f"{t[2]}:{t[3]}"
+            # the connecting side sends (the client, or the server's reverse client of -d / -r)
+            r["src"], r["dst"] = (b, a) if listener_first.get(t, False) else (a, b)
+            if t not in known:  # a new connection after a [SUM]: the next test of a server log
+                known.add(t)
+                test, sum_in_test = test + sum_in_test, False
+            r["_conn"] = t
+            if t in mixed and fields >= 14:  # 2.0.x UDP client: the server's report of the connection
+                r["role"] = "server report"
+        if client_placeholders and fields >= 14 and r.get("jitter_s") == 0 and not r.get("lost_packets"):
+            # 2.1 UDP client: its own lines carry zeros in place of jitter, loss and reordering
+            # (only the receiver measures them); the total is the count of datagrams sent
+            r["jitter_s"] = r["lost_packets"] = r["loss"] = r["out_of_order"] = np.nan
     return rows, side
 
 
 def _parse_e_tail(rest: str, row: dict) -> bool:
-    """Fill the -e client columns (or the UDP server columns) of *row*; False when neither matches."""
+    """Fill the -e columns (client, [SUM], server Reads) or the UDP server columns of *row*; False when none matches."""
     me = _TCP_E_TAIL.match(rest)
     if me:
         row["writes"] = float(me["writes"])
@@ -264,6 +334,17 @@ def _parse_e_tail(rest: str, row: dict) -> bool:
     mu = _UDP_TAIL.match(rest)
     if mu:
         _udp_columns(row, mu)
+        return True
+    mw = _E_WRITES_PPS.match(rest) or _E_WRITES_RTRY.match(rest)
+    if mw:
+        row["writes"] = float(mw["writes"])
+        row["write_errors"] = float(mw["werr"])
+        if "rtry" in mw.groupdict() and mw["rtry"] is not None:
+            row["retransmits"] = float(mw["rtry"])
+        return True
+    mr = _E_READS.match(rest)
+    if mr:
+        row["reads"] = float(mr["reads"])
         return True
     return False
 
@@ -290,15 +371,20 @@ def read_iperf(path) -> pd.DataFrame:
 
     i.e. the plain columns, the ``-e`` (enhanced) client columns Write/Err, Rtry, then
     Cwnd/RTT(var) (2.0.10), Cwnd(pkts)/RTT(var) or InF(pkts)/Cwnd(pkts)/RTT(var) (2.1.9+),
-    optionally Wait before and fq-rate after, and the UDP server columns Jitter,
+    optionally Wait before and fq-rate after (a ``[SUM]`` has Write/Err and Rtry only), the
+    ``-e`` UDP client's Write/Err and PPS (``891/0  893 pps``), the ``-e`` server's
+    Reads=Dist (``3192=11:2:0:15:12:2:0:3150``), and the UDP server columns Jitter,
     Lost/Total. The ``N datagrams received out-of-order`` lines give ``out_of_order``;
-    trip-time and L2-error lines are informational and skipped. With ``-y C`` every line
-    is ``timestamp,src_ip,src_port,dst_ip,dst_port,id,t0-t1,bytes,bits_per_second`` (UDP
-    adds ``jitter_ms,lost,total,loss%,out_of_order``); with ``-e -y C`` (2.1+) a header line
-    ``time,srcaddress,srcport,...`` names the columns (``istart,iend`` apart, then
-    ``writecnt,writeerr,tcpretry,tcpcwnd,tcprtt,tcprttvar`` or the UDP ones). Banner lines
-    (``Client connecting to``, ``TCP window size``...) are skipped; a line that starts like
-    a report but cannot be parsed is malformed.
+    trip-time and L2-error lines are informational and skipped. iperf 2.1 marks reverse
+    streams with a star (``[ *2]``), which is dropped from the stream ID (see Notes). With
+    ``-y C`` every line is
+    ``timestamp,ip,port,ip,port,id,t0-t1,bytes,bits_per_second`` (UDP adds
+    ``jitter_ms,lost,total,loss%,out_of_order``; -1 is "not known" and read as NaN); with
+    ``-e -y C`` (2.1.9+) a header line ``time,srcaddress,srcport,...`` names the columns
+    (``istart,iend`` apart, then ``writecnt,writeerr,tcpretry,tcpcwnd,tcprtt,tcprttvar`` or
+    the UDP ones), and 2.2 may put the UTC offset before the time (``+0000:2025...``). Banner
+    lines (``Client connecting to``, ``TCP window size``...) are skipped; a line that
+    starts like a report but cannot be parsed is malformed.
 
     Parameters
     ----------
@@ -315,12 +401,15 @@ def read_iperf(path) -> pd.DataFrame:
         ``cwnd_segments`` [segments], ``inflight_bytes`` [bytes], ``inflight_segments``
         [segments], ``rtt_s``, ``rttvar_s`` [s], ``writes``, ``write_errors``, ``jitter_s``
         [s], ``lost_packets``, ``packets``, ``loss`` [fraction], ``out_of_order`` [packets],
-        ``connection`` (1, 2... per "connected with" line), ``src``, ``dst`` (``ip:port`` of
-        the data sender and receiver, also on the server side and with ``-d``).
+        ``reads`` (server ``-e``), ``connection`` (1, 2... per "connected with" line, text
+        only), ``src``, ``dst`` (``ip:port`` of the data sender and receiver, also on the
+        server side and with ``-d``; none for ``[SUM]``), ``timestamp`` (CSV, as printed).
         The whole-test lines (the second line of a stream that starts at 0, and the
         "Server Report") are not rows: they are in ``attrs["summary"]`` (a list of dicts with
-        the same keys plus ``role``). ``attrs["side"]`` is ``"client"``, ``"server"`` or
-        ``"dual"`` (``-d`` / ``-r``: both banners).
+        the same keys plus ``role``); a line that is the only one of its stream in its test
+        (no ``-i``) is a row. A ``[SUM]`` belongs to one test (a server log holds several).
+        ``attrs["side"]`` is ``"client"``, ``"server"``, ``"dual"`` (``-d`` / ``-r``: both
+        banners) or, for a CSV that does not tell, ``"unknown"`` (see Notes).
 
     Raises
     ------
@@ -329,11 +418,38 @@ def read_iperf(path) -> pd.DataFrame:
 
     Notes
     -----
-    In CSV the first address is iperf's own socket, so on the server side the data flow
-    from the second to the first. The side is recognised from the columns (``readcnt`` /
-    ``writecnt`` with ``-e``), the loss columns of UDP, the ports of several connections
-    (the listener keeps its port), or else the lower port of the connection (the
-    listening port, 5001 by default, is below the ephemeral ports).
+    In text, a connection accepted on the listening port receives and one this side opened
+    sends (``-d`` / ``-r`` run both). iperf 2.1 marks the exceptions: ``(reverse)`` of
+    ``--reverse`` (``-R``) on both sides (the server sends), a starred connect line
+    (``[ *2] local ...``) for the client thread a server opens for ``-d`` / ``-r`` (it sends),
+    and, with ``--full-duplex``, a starred report (``[ *4]``) for the direction opposite to
+    the unstarred one on the same connection.
+
+    Which address comes first in CSV depends on the version: iperf 2.0.x prints its own
+    socket first (``src/ReportCSV.c``), so on its server side the server's address comes
+    first; iperf 2.1 and later print the client's socket first on both sides
+    (``src/ReportOutputs.c``, ``format_ips_ports_string``). Neither order names the
+    version, so ``src`` / ``dst`` are decided per connection from the listener instead:
+    the listener's address is the one shared by several connections (the streams of
+    ``-P``, the tests of a server log), or else the one with the lower port (the listening
+    port, 5001 by default, is below the ephemeral ports: 32768 and up on Linux, 49152 and
+    up on Windows and macOS). The connecting side sends, so ``src`` is the other end and
+    ``dst`` the listener, in both versions; this holds for the reverse connection of
+    ``-d`` / ``-r`` too, which the server opens to the client's listener. Limits: with
+    ``--reverse`` (``-R``) or ``--full-duplex`` of 2.1+, which the CSV does not mark, the
+    client receives (or both send) and ``src`` / ``dst`` are then client and server rather
+    than the data direction; a listening port above the ephemeral ones, on a file with a
+    single connection, defeats the lower-port rule.
+
+    The side that printed a CSV follows from the ``-e`` header (``readcnt``: server,
+    ``writecnt``: client), else from where the listener is: first only on the server of
+    2.0.x (``"server"``), first on one connection and second on another with 2.0.x ``-d``
+    (``"dual"``). With the listener second (a 2.0.x client, or either side of 2.1+) only UDP
+    tells: a 2.0.x client prints 9-field intervals and a 14-field server report, a 2.1
+    client prints 14 fields on every line, zeros for jitter and loss (read as NaN: only the
+    receiver measures them; ``packets`` is then the count sent) and a total of -1 on its
+    whole-test line, while a server measures jitter above 0 or some loss. A TCP CSV with
+    the listener second is ``"unknown"``.
 
     References
     ----------
@@ -358,11 +474,27 @@ def read_iperf(path) -> pd.DataFrame:
     1     2.0  1174405.1   9440000.0  10.0.0.1:40000
     >>> df.attrs["summary"][0]["rate_bps"]
     9970000.0
+
+    The CSV of an iperf 2.1 UDP client (``-u -i 1 -y C``): the client's address comes
+    first, and its jitter and loss columns are zeros it did not measure:
+
+    >>> csv = '''20261123125522,127.0.0.1,49079,127.0.0.1,5502,1,0.0-1.0,1312710,10501680,0.000,0,893,0.000,0
+    ... 20261123125523,127.0.0.1,49079,127.0.0.1,5502,1,1.0-2.0,1308300,10466400,0.000,0,890,0.000,0
+    ... 20261123125523,127.0.0.1,49079,127.0.0.1,5502,1,0.0-2.0,2623950,10493475,0.000,0,-1,-0.000,0
+    ... '''
+    >>> udp = read_iperf(csv)
+    >>> udp[["src", "dst", "packets", "loss"]]
+                   src             dst  packets  loss
+    0  127.0.0.1:49079  127.0.0.1:5502      893   NaN
+    1  127.0.0.1:49079  127.0.0.1:5502      890   NaN
+    >>> udp.attrs["side"]
+    'client'
     """
     name, text = open_text(path)
     rep = Report(name, FORMAT2, EXPECTED2)
-    first = next((ln.strip() for ln in text.split("\n") if ln.strip()), "")
-    if _CSV2.match(first) or _CSV2_ENHANCED.match(first) or _CSV2_HEADER.match(first):
+    # CSV when one of the first lines is (iperf's stderr may come first: "listener bind failed...")
+    head = [ln.strip() for ln in text.split("\n", 50)[:50] if ln.strip()][:5]
+    if any(_CSV2.match(ln) or _CSV2_ENHANCED.match(ln) or _CSV2_HEADER.match(ln) for ln in head):
         rows, side = _parse_iperf2_csv(text, rep)
         rep.require_something()
         intervals, summary = _split_summaries(rows)
@@ -374,6 +506,7 @@ def read_iperf(path) -> pd.DataFrame:
     n_conn = 0
     rows = []
     server_report = False
+    test, sum_in_test = 0, False  # tests of a server log: a [SUM] closes one, the next connection opens another
     for i, line in iter_lines(text):
         s = line.strip()
         if not s:
@@ -390,12 +523,18 @@ def read_iperf(path) -> pd.DataFrame:
         m = _CONNECTED.search(s)
         if m:
             n_conn += 1
+            test, sum_in_test = test + sum_in_test, False
             local = f"{m['lip'].split('%')[0]}:{m['lport']}"
             peer = f"{m['rip'].split('%')[0]}:{m['rport']}"
-            # the connections accepted on the listening port receive; the others send (-d runs both)
-            receives = side == "server" or (side == "dual" and int(m["lport"]) == listen_port)
+            # the connections accepted on the listening port receive, the others send (-d runs
+            # both); a starred one is the reverse client thread of a 2.1 server (-d / -r): it sends
+            accepted = not m["star"] and (side == "server" or int(m["lport"]) == listen_port)
+            flags = s[m.end():]
+            # 2.1 --reverse (-R): "(reverse)" on both sides, the server sends
+            receives = accepted != ("(reverse)" in flags and not m["star"])
             src, dst = (peer, local) if receives else (local, peer)
-            connections[m["id"]] = (n_conn, src, dst)
+            # 2.1 --full-duplex: "[  4]" and "[ *4]" report the two directions of one connection
+            connections[m["id"]] = (n_conn, src, dst, "(full-duplex)" in flags)
             rep.ok()
             continue
         if s.endswith("Server Report:"):
@@ -415,10 +554,15 @@ def read_iperf(path) -> pd.DataFrame:
         _parse_e_tail(m["rest"], row)
         conn = connections.get(row["stream"])
         if conn:
-            row["connection"], row["src"], row["dst"] = conn
+            row["connection"], row["src"], row["dst"], full_duplex = conn
+            if full_duplex and m["star"]:  # the direction opposite to the unstarred report
+                row["src"], row["dst"] = row["dst"], row["src"]
+            row["_conn"] = (row["connection"], bool(full_duplex and m["star"]))
         if server_report:
             row["role"] = "server report"
             server_report = False
+        if row["stream"].startswith("SUM"):
+            row["_test"], sum_in_test = test, True
         rep.ok()
         rows.append(row)
     rep.require_something()
@@ -440,11 +584,20 @@ def _add_out_of_order(rows: list[dict], m: re.Match) -> None:
 
 
 def _split_summaries(rows: list[dict]) -> tuple[list[dict], list[dict]]:
-    """Separate the whole-test lines from the interval lines (iperf 2)."""
+    """Separate the whole-test lines from the interval lines (iperf 2).
+
+    The second line of a stream that starts at 0 is its whole-test line. A stream is its ID
+    and its connection (IDs are reused by the tests of a server log); a ``[SUM]`` is the
+    sum of one test (``_test``, counted by the parsers), so that every test of a log
+    without ``-i`` gives its ``[SUM]`` as a row, as its streams do.
+    """
     seen = set()
     intervals, summary = [], []
     for r in rows:
-        key = (r["stream"], r.get("connection"))
+        if r["stream"].startswith("SUM"):
+            key = (r["stream"], r.pop("_test", None))
+        else:
+            key = (r["stream"], r.pop("_conn", r.get("connection")))
         if r.get("role") == "server report":
             summary.append(r)
             continue
@@ -472,6 +625,7 @@ def _line_of(text: str, pos: int) -> int:
 def _iperf3_json(name: str, text: str, rep: Report) -> pd.DataFrame:
     stripped = text.strip()
     docs = []
+    trailing = None  # (line number, text) after the last JSON document
     if stripped.startswith("{") and '"event"' in stripped[:200] and "\n{" in stripped:
         # --json-stream: one JSON object per line
         doc = {"start": {}, "intervals": [], "end": {}}
@@ -499,6 +653,10 @@ def _iperf3_json(name: str, text: str, rep: Report) -> pd.DataFrame:
             while pos < len(text) and text[pos].isspace():
                 pos += 1
             if pos >= len(text):
+                break
+            if docs and text[pos] not in "{[":
+                # text after the document: iperf3's stderr captured with 2>&1, or anything else
+                trailing = (_line_of(text, pos), text[pos:])
                 break
             try:
                 doc, end = dec.raw_decode(text, pos)
@@ -561,7 +719,10 @@ def _iperf3_json(name: str, text: str, rep: Report) -> pd.DataFrame:
                 if role in st:
                     r = _json_row(st[role], conns, local_sends)
                     r["role"] = role
-                    summary.append(_clean_summary(r))
+                    clean = _clean_summary(r)
+                    # unknown RTT / cwnd (see _json_row) stay in the summary as NaN
+                    clean.update({k: r[k] for k in _UNKNOWN_END if k in r and r[k] is not None and np.isnan(r[k])})
+                    summary.append(clean)
         for key in ("sum_sent", "sum_received", "sum", "sum_sent_bidir_reverse", "sum_received_bidir_reverse"):
             if key in end:
                 r = _json_row(end[key], {}, local_sends)
@@ -569,10 +730,36 @@ def _iperf3_json(name: str, text: str, rep: Report) -> pd.DataFrame:
                 r["role"] = key
                 summary.append(_clean_summary(r))
         info.setdefault("congestion", end.get("sender_tcp_congestion"))
+    if trailing is not None:
+        _trailing_text(trailing, info, rep)
     rep.require_something()
     df = _frame(rows)
     info["summary"] = summary
     return rep.finish(df, {k: v for k, v in info.items() if v is not None})
+
+
+def _trailing_text(trailing: tuple[int, str], info: dict, rep: Report) -> None:
+    """Text after the JSON document: iperf3's own error lines go to ``tool_error`` (with a
+    :class:`ToolErrorWarning`), anything else to ``trailing_text`` and the malformed lines."""
+    first, text = trailing
+    errors, other = [], []
+    for k, line in enumerate(text.split("\n")):
+        s = line.strip()
+        if not s:
+            continue
+        if s.startswith(("iperf3: error", "iperf3: interrupt")) and "tool_error" not in info:
+            errors.append(s)
+        else:
+            other.append(s)
+            rep.bad(first + k, s)
+    if errors:
+        info["tool_error"] = "\n".join(errors)
+        warnings.warn(f"{rep.name}, line {first}: {errors[0]}", ToolErrorWarning, stacklevel=4)
+    if other:
+        info["trailing_text"] = "\n".join(other)
+
+
+_UNKNOWN_END = ("rtt_s", "rtt_min_s", "rtt_max_s", "cwnd_max_bytes")
 
 
 def _json_row(st: dict, conns: dict, local_sends: bool = True) -> dict:
@@ -596,12 +783,15 @@ def _json_row(st: dict, conns: dict, local_sends: bool = True) -> dict:
         row["loss"] = st["lost_percent"] / 100.0
     elif row["packets"] and row["lost_packets"] is not None:
         row["loss"] = row["lost_packets"] / row["packets"]
+    # an end block of a stream the local side did not send (the client's with -R) has no
+    # tcp_info: iperf3 writes 0 for its RTTs and cwnd, which are unknown, not zero
     if st.get("max_rtt") is not None:
-        row["rtt_s"] = st.get("mean_rtt", 0) * 1e-6
-        row["rtt_min_s"] = st["min_rtt"] * 1e-6
-        row["rtt_max_s"] = st["max_rtt"] * 1e-6
+        known = st["max_rtt"] > 0
+        row["rtt_s"] = st.get("mean_rtt", 0) * 1e-6 if known else np.nan
+        row["rtt_min_s"] = st.get("min_rtt", 0) * 1e-6 if known else np.nan
+        row["rtt_max_s"] = st["max_rtt"] * 1e-6 if known else np.nan
     if st.get("max_snd_cwnd") is not None:
-        row["cwnd_max_bytes"] = st["max_snd_cwnd"]
+        row["cwnd_max_bytes"] = st["max_snd_cwnd"] if st["max_snd_cwnd"] > 0 else np.nan
     sock = st.get("socket")
     if sock in conns:
         local, remote = conns[sock]
@@ -633,7 +823,13 @@ def read_iperf3(path) -> pd.DataFrame:
     ``snd_cwnd`` [bytes], ``rtt``/``rttvar`` [us], UDP ``packets``, ``lost_packets``,
     ``jitter_ms``; the ``end`` block goes to ``attrs["summary"]``. The streams of iperf3
     before 3.1 carry no ``sender`` flag: the data direction then follows from the side
-    (``accepted_connection`` marks the server) and ``-R`` (``test_start.reverse``).
+    (``accepted_connection`` marks the server) and ``-R`` (``test_start.reverse``). In the
+    ``end`` block of a stream the local side did not send (the client's with ``-R``) iperf3
+    writes 0 for ``max_rtt``, ``min_rtt``, ``mean_rtt`` and ``max_snd_cwnd``, values it does
+    not have: they are NaN. Text after the JSON document (iperf3's stderr captured with
+    ``2>&1``) does not spoil it: an ``iperf3: error - ...`` line goes to
+    ``attrs["tool_error"]`` with a :class:`ToolErrorWarning`, other text to
+    ``attrs["trailing_text"]`` and the malformed lines.
 
     Parameters
     ----------
@@ -651,7 +847,9 @@ def read_iperf3(path) -> pd.DataFrame:
         ``direction`` (``TX-C``... with ``--bidir``), ``src``, ``dst`` (``ip:port`` of the
         data sender and receiver), ``timestamp`` (the ``--timestamps`` prefix as printed,
         a string). ``attrs["summary"]``: list of dicts for the sender/receiver totals
-        (``role``); ``attrs["side"]`` ("client" or "server"), ``attrs["reverse"]`` (``-R``);
+        (``role``; from JSON also ``rtt_s`` (mean), ``rtt_min_s``, ``rtt_max_s`` [s] and
+        ``cwnd_max_bytes`` [bytes] of the sender, NaN when iperf3 did not know them);
+        ``attrs["side"]`` ("client" or "server"), ``attrs["reverse"]`` (``-R``);
         with ``--get-server-output``, ``attrs["server_output"]``: ``{"intervals": [...],
         "summary": [...]}`` (dicts with the same keys as the rows).
 
@@ -666,7 +864,10 @@ def read_iperf3(path) -> pd.DataFrame:
     Warns
     -----
     ToolErrorWarning
-        When iperf3 reported an error after some intervals (they are returned).
+        When iperf3 reported an error after some intervals (they are returned; the error is
+        in ``attrs["tool_error"]``), also on a line after the JSON document.
+    MalformedLinesWarning
+        For lines that are not iperf3's, e.g. text after the JSON document.
 
     References
     ----------

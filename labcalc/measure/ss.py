@@ -28,6 +28,10 @@ _STAMP = re.compile(r"^#?\s*(?P<t>\d{6,}(?:\.\d+)?)\s*$")
 _HEADER = re.compile(r"^(?:State|Netid)?\s*Recv-Q\s+Send-Q\s+Local")
 _RATE = re.compile(r"^(?P<v>\d+(?:\.\d+)?)(?P<p>[kKMGT]?)bps$")
 _KNOWN_FLAGS = {"app_limited", "ts", "sack", "ecn", "ecnseen", "fastopen", "timer", "cwr", "tfo"}
+# key:value tokens that ss may print before the congestion control name: skmem:(...) of -m,
+# timer:(...) of -o, and the -e socket details (uid, ino, sk, cgroup...)
+_BEFORE_CC = {"skmem", "timer", "uid", "ino", "sk", "cgroup", "tos", "tclass", "class", "fwmark", "v6only"}
+_CC_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 _INFO_HINT = re.compile(r"\b(?:rtt|cwnd|mss|rto|bytes_acked|send|wscale):?")
 
 _COLUMNS = [
@@ -47,6 +51,7 @@ def _info(text: str, row: dict) -> bool:
     """Parse the TCP info tokens of *text* into *row*; True when something was understood."""
     toks = text.replace("\t", " ").split()
     understood = False
+    cc_allowed = True  # ss prints the algorithm after the flags, -m's skmem and -o's timer, before wscale
     i = 0
     while i < len(toks):
         tok = toks[i]
@@ -60,6 +65,8 @@ def _info(text: str, row: dict) -> bool:
             continue
         if ":" in tok and not tok.startswith("users:"):
             key, _, val = tok.partition(":")
+            if key not in _BEFORE_CC:
+                cc_allowed = False
             try:
                 if key == "rtt":
                     a, _, b = val.partition("/")
@@ -91,14 +98,15 @@ def _info(text: str, row: dict) -> bool:
                 pass
         elif tok == "app_limited":
             row["app_limited"] = True
-        elif i == 0 and tok.isalpha() and tok not in _KNOWN_FLAGS:
+        elif cc_allowed and tok not in _KNOWN_FLAGS and _CC_NAME.match(tok):
             row["cc"] = tok
+            cc_allowed = False
         i += 1
     return understood
 
 
 def read_ss(path, port: int | None = None) -> pd.DataFrame:
-    """Read repeated samples of ``ss -ti`` (or ``-tin``, ``-tino``) into one row per socket and sample.
+    """Read repeated samples of ``ss -ti`` (or ``-tin``, ``-tino``, ``-tinm``) into one row per socket and sample.
 
     The text is what a loop such as
     ``while :; do echo "# $(date +%s.%N)"; ss -tin dst 10.0.0.2; sleep 0.1; done`` writes::
@@ -113,7 +121,9 @@ def read_ss(path, port: int | None = None) -> pd.DataFrame:
     one starts at every stamp or header line). Rates are read abbreviated (``10.3Mbps``,
     ``640.8Kbps``) or plain (``10296888889bps``); ``rtt:avg/var``, ``minrtt``, ``rto`` are
     in ms; ``retrans:a/b`` is (currently retransmitted)/(total). The TCP info may be on the
-    socket line itself (``ss -tiO``).
+    socket line itself (``ss -tiO``). The congestion control name is the first bare word
+    after the flags (``ts sack ecn``...), ``-m``'s ``skmem:(...)`` and ``-o``'s
+    ``timer:(...)``, before ``wscale``.
 
     Parameters
     ----------
@@ -212,7 +222,8 @@ def read_ss(path, port: int | None = None) -> pd.DataFrame:
     df["rate_bps"] = df["delivery_rate_bps"]
     df["app_limited"] = df["app_limited"].astype(bool)
     for c in ("state", "src", "dst", "cc"):
-        df[c] = df[c].fillna("").astype("str")
+        # object first: a column with no value at all is float NaN, which "" cannot fill
+        df[c] = df[c].astype(object).fillna("").astype("str")
     for c in _COLUMNS:
         if c not in ("state", "src", "dst", "cc", "app_limited", "sample"):
             df[c] = pd.to_numeric(df[c], errors="coerce").astype(float)
