@@ -161,3 +161,14 @@ def test_docstrings_are_complete(name):
         else:
             assert f"\n{param.name} :" in doc or f"\n{param.name}," in doc or f", {param.name} :" in doc, \
                 f"{name}: parameter {param.name} undocumented"
+
+
+def test_read_recognises_iperf22_csv_with_utc_offset(tmp_path):
+    # iperf 2.2 may prefix the CSV time with the UTC offset; read() must still pick iperf
+    lines = (DATA / "iperf2_21_server.csv").read_text().splitlines()
+    shifted = tmp_path / "utc.csv"
+    shifted.write_text("".join(f"+0000:{ln}\n" for ln in lines))
+    direct = m.read_iperf(DATA / "iperf2_21_server.csv")
+    df = m.read(shifted)
+    assert df.attrs["format"] == "iperf"
+    assert df["rate_bps"].tolist() == direct["rate_bps"].tolist()

@@ -43,7 +43,7 @@ _IPERF3_HINT = re.compile(
 )
 _IPERF2_HINT = re.compile(
     r"^Client connecting to|^Server listening on (?:TCP|UDP) port|connected with \S+ port \d+|^TCP window size"
-    r"|^UDP buffer size|Interval\s+Transfer\s+Bandwidth\s*$|^\d{14}(?:\.\d+)?,[^,]*,\d+,[^,]*,\d+,-?\d+,\d"
+    r"|^UDP buffer size|Interval\s+Transfer\s+Bandwidth\s*$|^(?:[+-]\d{4}:)?\d{14}(?:\.\d+)?,[^,]*,\d*,[^,]*,\d+,-?\d+,\d"
     r"|^time,srcaddress,srcport,dstadd?r"
 )
 _REPORT = re.compile(r"\[\s*(?:\d+|SUM)\]\s+\d+(?:\.\d+)?\s*-\s*\d+(?:\.\d+)?\s+sec\s")
