@@ -1,7 +1,8 @@
 """Grading benchmark: a class of 1,000 students x 50 answers, read and graded.
 
 Target (issue 5): 1,000 students x 50 answers graded in under 5 s. Printed as a
-table; nothing here asserts on time.
+table; nothing here asserts on time. Every row is timed on its own (the answer keys
+too: ``answer_keys`` on an empty cache), never obtained by subtracting timings.
 
 Run: ``.venv/bin/python benchmarks/bench_grading.py [--students N] [--answers K]``
 """
@@ -58,6 +59,7 @@ def main(argv=None) -> int:
     # warm: keys of every variant cached (as after a first grading run)
     t_read, sheet = best_of(args.repeat, lambda: grading.read_answers(data))
     t_grade, result = best_of(args.repeat, lambda: grading.grade(sheet))
+    t_both, _ = best_of(args.repeat, lambda: grading.grade(grading.read_answers(data)))
     with tempfile.TemporaryDirectory() as tmp:
         t_out, _ = best_of(1, lambda: (result.write_grades(os.path.join(tmp, "g.csv")),
                                        result.write_report(os.path.join(tmp, "r.html"))))
@@ -70,7 +72,15 @@ def main(argv=None) -> int:
     t_cold_pool, _ = best_of(1, lambda: grading.grade(pool))
     clear_keys()
     t_cold_all, _ = best_of(1, lambda: grading.grade(grading.read_answers(data)))
-    t_keys = t_cold_all - t_read - t_grade
+    # the answer keys alone, timed directly on an empty cache (as grade computes them)
+    seeds = sorted(int(s) for s in df["variant"].unique())
+    key_times = []
+    for _ in range(args.repeat):
+        clear_keys()
+        t = time.perf_counter()
+        grading.answer_keys("lab5", seeds)
+        key_times.append(time.perf_counter() - t)
+    t_keys = min(key_times)
 
     us = lambda t: f"{1e6 * t / rows:9.1f}"  # noqa: E731
     print(f"labcalc grading benchmark: {n:,} students x {k} answers = {rows:,} answers "
@@ -78,27 +88,28 @@ def main(argv=None) -> int:
     print(f"machine: {os.cpu_count()} CPUs (load average {load_at_start:.1f} at the start), Python "
           f"{platform.python_version()}, {platform.machine()}; best of {args.repeat} where repeated")
     print()
-    print(f"{'step':<58}{'time [s]':>9}{'per answer [us]':>17}")
+    print(f"{'step':<66}{'time [s]':>9}{'per answer [us]':>17}")
     table = [
         ("read answers.csv (parse, validate)", t_read),
         (f"grade, answer keys cached ({n_variants:,} variants)", t_grade),
-        ("read + grade (the target)", t_read + t_grade),
+        ("read + grade (the target)", t_both),
         ("write grades.csv + report.html", t_out),
         ("read + grade, cold, one shared key (no variant column)", t_cold_shared),
         ("grade, cold, a pool of 20 variants", t_cold_pool),
         (f"read + grade, cold, own variant per student ({n_variants:,} keys)", t_cold_all),
-        (f"  of which computing the {n_variants:,} answer keys (wire + tc)", t_keys),
+        (f"computing the {n_variants:,} answer keys alone (wire + tc), cold cache", t_keys),
         ("(synthetic class generation, not part of grading)", t_sim),
     ]
     for label, t in table:
-        print(f"{label:<58}{t:9.2f}{us(t):>17}")
+        print(f"{label:<66}{t:9.2f}{us(t):>17}")
     print()
-    for label, t in (("answer keys cached", t_read + t_grade),
+    for label, t in (("answer keys cached", t_both),
                      ("every key computed during the run (own variant per student)", t_cold_all)):
         print(f"target: {n:,} x {k} read and graded in < 5 s, {label}: "
               f"{'met' if t < 5 else 'NOT met'} ({t:.2f} s)")
-    print(f"one answer key takes {1e3 * t_keys / max(n_variants, 1):.1f} ms when computed with "
-          "the others (variants solved together), then it is cached")
+    print(f"one answer key takes {1e3 * t_keys / max(len(seeds), 1):.2f} ms when computed with "
+          f"the others ({len(seeds):,} variants solved together; best of {args.repeat} on an empty "
+          f"cache), then it is cached")
     return 0
 
 

@@ -27,7 +27,9 @@ How answers are read (:func:`split_quantity`, :func:`unit_scale`):
   one is: before a bit or byte unit a lower-case ``m`` is mega (``"mbps"``, ``"mb/s"``:
   millibits do not exist); before a second, ``"ms"`` is milliseconds and ``"Ms"`` or
   ``"MS"`` (megaseconds?) is refused as ambiguous, never taken for milliseconds;
-- ``%`` stands alone: ``"4.69 Mbit/s %"`` is refused.
+- ``%`` stands alone: ``"4.69 Mbit/s %"`` and ``"6.2 %%"`` are refused;
+- characters that only look like digits (superscript ``"10⁶"``, subscript, circled
+  digits, fraction signs) are refused rather than merged into the number by NFKC.
 
 Examples
 --------
@@ -64,6 +66,7 @@ __all__ = [
     "parse_quantity",
     "split_quantity",
     "normalize_text",
+    "compatibility_digit",
     "unit_scale",
     "scale_value",
     "BASE_UNITS",
@@ -389,6 +392,59 @@ _INVISIBLE = re.compile(
 _NON_ASCII_DIGIT_POINT = {"\u066b": ".", "\u066c": ","}  # Arabic decimal / thousands separator
 
 
+@functools.lru_cache(maxsize=1024)
+def _digit_look_alike(c: str) -> str | None:
+    """What ``c`` is when NFKC would turn it into digits without it being a decimal digit."""
+    if c.isascii() or unicodedata.category(c) == "Nd":
+        return None
+    if not any(unicodedata.category(d) == "Nd" for d in unicodedata.normalize("NFKC", c)):
+        return None
+    name = unicodedata.name(c, "")
+    for word, kind in (("SUPERSCRIPT", "a superscript digit"), ("SUBSCRIPT", "a subscript digit"),
+                       ("FRACTION", "a fraction sign"), ("CIRCLED", "a circled digit"),
+                       ("PARENTHESIZED", "a digit in parentheses"), ("FULL STOP", "a digit with a point"),
+                       ("COMMA", "a digit with a comma")):
+        if word in name:
+            return kind
+    return "a special digit"
+
+
+def compatibility_digit(text: str) -> tuple[str, str] | None:
+    """The first character of ``text`` that only looks like a digit, and what it is.
+
+    Unicode NFKC (see :func:`normalize_text`) turns superscript and subscript digits,
+    circled digits and fraction signs into ordinary digits, which would silently merge
+    them with the number (``"10⁶"`` would become 106, ``"1066²"`` 10662): answers
+    holding one are refused. Decimal digits of every script (full-width, Arabic-Indic,
+    Devanagari...) are ordinary digits, not look-alikes.
+
+    Parameters
+    ----------
+    text : str
+        An answer as typed.
+
+    Returns
+    -------
+    tuple of str or None
+        ``(character, kind)``, e.g. ``("⁶", "a superscript digit")``; None when there
+        is none.
+
+    Examples
+    --------
+    >>> compatibility_digit("10\u2076 bit/s")
+    ('⁶', 'a superscript digit')
+    >>> compatibility_digit("\uff14\uff16 Mbps"), compatibility_digit("\u0664\u0666 kbps")
+    (None, None)
+    """
+    if text.isascii():
+        return None
+    for c in text:
+        kind = _digit_look_alike(c)
+        if kind is not None:
+            return c, kind
+    return None
+
+
 def normalize_text(text: str) -> str:
     """An answer's text made comparable: NFKC, invisible characters removed, ASCII digits.
 
@@ -403,6 +459,10 @@ def normalize_text(text: str) -> str:
     - decimal digits of any script (Arabic-Indic ``"٤٦٩٠"``, Devanagari...) become
       ASCII digits, and the Arabic decimal separator U+066B a point, so that a number
       is read the same way whatever digits it is written with.
+
+    NFKC also turns superscript, subscript and circled digits into ordinary ones
+    (``"10⁶"`` becomes ``"106"``): readers of numbers refuse those first
+    (:func:`compatibility_digit`).
 
     Parameters
     ----------
@@ -457,8 +517,10 @@ def split_quantity(text: str) -> tuple[float, str]:
     ------
     ValueError
         When the text does not start with a number, when a single comma followed by
-        three digits makes the number ambiguous (``"4,690"``: 4.69 or 4690?), or when
-        what follows the number cannot be a unit.
+        three digits makes the number ambiguous (``"4,690"``: 4.69 or 4690?), when it
+        holds a character that only looks like a digit (a superscript, subscript or
+        circled digit, a fraction sign: :func:`compatibility_digit`; ``"10⁶"`` would
+        otherwise be read as 106), or when what follows the number cannot be a unit.
 
     Examples
     --------
@@ -472,9 +534,18 @@ def split_quantity(text: str) -> tuple[float, str]:
     Traceback (most recent call last):
     ...
     ValueError: quantity: '4,690' is ambiguous (4.690 or 4690?); write it with a decimal point (4.690) or without the comma (4690)
+    >>> split_quantity("10\u2076 bit/s")
+    Traceback (most recent call last):
+    ...
+    ValueError: quantity: '⁶' is a superscript digit, which is not read as part of a number; write numbers with the digits 0 to 9 (10⁶ as 1e6, for instance)
     """
     if not isinstance(text, str):
         raise ValueError(f"quantity: expected text, got {type(text).__name__}")
+    look_alike = compatibility_digit(text)
+    if look_alike is not None:
+        raise ValueError(f"quantity: {look_alike[0]!r} is {look_alike[1]}, which is not read as part "
+                         f"of a number; write numbers with the digits 0 to 9 (10\u2076 as 1e6, for "
+                         f"instance)")
     text = normalize_text(text)
     match = _QUANTITY.match(text)
     if not match:
@@ -649,6 +720,10 @@ def unit_scale(unit: str) -> tuple[float, str]:
     Traceback (most recent call last):
     ...
     ValueError: quantity: 'Ms' would be megaseconds; write 'ms' for milliseconds or 's' for seconds
+    >>> unit_scale("%%")
+    Traceback (most recent call last):
+    ...
+    ValueError: quantity: '%%' has more than one % sign; write a single one, such as '6.2 %'
     """
     text = " ".join(normalize_text(str(unit)).split())
     if len(text) > _MAX_UNIT_CHARS or not _UNIT_CHARS.match(text.replace("1", "", text == "1")):
@@ -657,6 +732,9 @@ def unit_scale(unit: str) -> tuple[float, str]:
         return 1.0, "1"
     if text == "%":
         return 0.01, "1"
+    if text.count("%") > 1:
+        raise ValueError(f"quantity: {_clip(unit)!r} has more than one % sign; write a single one, "
+                         f"such as '6.2 %'")
     text = text.replace("\u00b5", "u").replace("\u03bc", "u")
     factors = [f.strip() for f in re.split(r"\s+per\s+|/", text, flags=re.IGNORECASE)]
     if len(factors) > 1 or " " in text:
@@ -754,8 +832,8 @@ def parse_quantity(text: str) -> tuple[float, str]:
     try:
         number, unit = split_quantity(text)
     except ValueError as exc:
-        if "ambiguous" in str(exc):
-            raise  # pint would silently read "4,690" as 4690
+        if "ambiguous" in str(exc) or compatibility_digit(text) is not None:
+            raise  # pint would silently read "4,690" as 4690, and "10⁶" as 106
         return _parse_with_pint(text)
     factor, base = unit_scale(unit)
     return scale_value(number, factor), base

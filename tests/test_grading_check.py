@@ -339,3 +339,104 @@ def test_wording_of_messages():
     # an ambiguous comma asks for a decimal point
     r = check("4,690 kbps", Q4, unit="Mbit/s")
     assert "with a decimal point (4.690) or without the comma (4690)" in r.message
+
+
+# -- second review: zero, negatives, look-alike digits, wording -----------------------
+
+@pytest.mark.parametrize("answer_id, answer", [
+    ("Q44.1", "0 ms"), ("Q3", "0 bytes"), ("Q13.7", "0 %"), ("Q13.7", "0"), ("Q4", "0 Mbit/s"),
+    ("Q3", "0.1 bytes"), ("Q29", "0.0001 ms"), ("Q13.7", "0.05 %"),
+])
+def test_zero_and_near_zero_get_no_slip_credit(answer_id, answer):
+    # slips that divide (by 1000, 8000, 100) used to keep the question's whole
+    # absolute tolerance, so that their band covered 0
+    r = check_answer(answer_id, answer)
+    assert r.score == 0.0 and r.diagnosis is None, r.message
+    assert "below the expected value" in r.message
+
+
+def test_slip_band_is_the_right_band_transformed():
+    # the slip values themselves are still recognised...
+    assert check_answer("Q29", "0.3 ms").diagnosis == "kilo_mega"       # seconds written as ms
+    assert check_answer("Q3", "1.066 bytes").diagnosis == "kilo_mega"
+    assert check_answer("Q13.7", "0.0619 %").diagnosis == "percent_fraction"
+    # ... within the right answer's tolerance transformed by the slip: 0.5 bytes / 8000
+    assert check_answer("Q3", "0.13325 bytes").diagnosis == "bytes_bits+kilo_mega"
+    assert check_answer("Q3", "0.1335 bytes").diagnosis is None
+    # x 1000: the absolute tolerance grows with the value (0.5 ms x 1000 = 0.5 s)
+    assert check_answer("Q29", "300.6 s").diagnosis == "kilo_mega"
+    # with no absolute tolerance, nothing changes
+    assert check("0.062 %", 0.0619, unit="%").diagnosis == "percent_fraction"
+
+
+@pytest.mark.parametrize("answer_id, answer, words", [
+    ("Q13.3", "-0.1 %", "a loss or a share cannot be negative"),
+    ("Q13.3", "-0.001", "a loss or a share cannot be negative"),
+    ("Q4", "-4.69 Mbit/s", "a rate cannot be negative"),
+    ("Q3", "-1066 bytes", "an amount of data cannot be negative"),
+    ("Q29", "-300 ms", "a time cannot be negative"),
+    ("Q4", -4.69, "a rate cannot be negative"),
+])
+def test_negative_answers_are_refused(answer_id, answer, words):
+    r = check_answer(answer_id, answer)
+    assert (r.correct, r.score, r.diagnosis) == (False, 0.0, "negative")
+    assert r.message.startswith("Not correct:") and r.message.endswith(words + ".")
+    assert check_answer("Q13.3", "0 %").correct and check_answer("Q13.3", "-0").correct
+
+
+def test_negative_answers_where_the_value_may_be_negative():
+    assert check("-5 ms", -0.005, unit="ms").correct              # a negative expected value
+    assert check("-0.001", 0.0, unit="", atol=0.001).correct      # a plain number
+    assert check("-0.1 %", 0.0, unit="%", atol=0.001, nonnegative=False).correct
+    assert check("-0.1 ms", 0.0, unit="ms", atol=0.001).diagnosis == "negative"
+
+
+@pytest.mark.parametrize("answer, char", [
+    ("10\u2076 bit/s", "\u2076"), ("1066\u00b2 bytes", "\u00b2"), ("4.6\u2468 Mbit/s", "\u2468"),
+    ("4\u00bd Mbit/s", "\u00bd"), ("\u2081066 bytes", "\u2081"),
+])
+def test_superscript_and_circled_digits_are_refused(answer, char):
+    r = check(answer, 1e6 if "bit" in answer else 1066, unit="Mbit/s" if "bit" in answer else "bytes")
+    assert r.diagnosis == "unreadable" and r.score == 0.0
+    assert f"'{char}' is a" in r.message and "Write numbers with the digits 0 to 9" in r.message
+
+
+def test_doubled_percent_sign_is_refused():
+    r = check_answer("Q13.7", "6.2 %%")
+    assert r.diagnosis == "unreadable" and r.score == 0.0
+    assert r.message == "Cannot read '6.2 %%': '%%' has more than one % sign. Write a single one, such as '6.2 %'."
+
+
+def test_second_review_wording():
+    # a constant is not a percentage
+    r = check_answer("Q19", "1.22 Mbit/s")
+    assert r.message == ("Not correct: '1.22 Mbit/s' is a rate, but the question asks for a plain "
+                         "number, without a unit.")
+    assert "(in %)" not in r.message
+    r = check_answer("Q13.7", "6.2 Mbit/s")
+    assert "asks for a share (in %, or as a fraction between 0 and 1)" in r.message
+    # an unreadable answer: clear sentences, no nested brackets
+    r = check("4,690 kbit/s", Q4, unit="Mbit/s")
+    assert r.message == ("Cannot read '4,690 kbit/s': '4,690' is ambiguous (4.690 or 4690?). Write it "
+                         "with a decimal point (4.690) or without the comma (4690).")
+    assert check("abc", Q4, unit="Mbit/s").message == (
+        "Cannot read 'abc': write a number followed by its unit, such as '4.69 Mbit/s'.")
+    assert check_answer("Q19", "abc").message == "Cannot read 'abc': write a plain number, such as '1.22'."
+    assert check("4.69 Mbitz", Q4, unit="Mbit/s").message == (
+        "Cannot read '4.69 Mbitz': unknown unit 'Mbitz'. Write a number followed by its unit, "
+        "such as '4.69 Mbit/s'.")
+
+
+@pytest.mark.parametrize("accounting, answer, words", [
+    ("ip", "4.798 Mbit/s", "the Linux shaper's accounting"),
+    ("ip", "4.69 Mbit/s", "the wire's accounting"),
+    ("frame", "4.69 Mbit/s", "the wire's accounting"),
+])
+def test_keys_in_other_accountings_name_the_one_that_matches(accounting, answer, words):
+    # an ip key: the shaper's value is not "rounding", it is the shaper's accounting
+    r = check_answer("Q4", answer, accounting=accounting)
+    assert r.diagnosis == "wire_vs_shaper" and r.score == 0.75, r.message
+    assert f"is the value in {words}" in r.message and "keep more digits" not in r.message
+    res = grading.grade(grading.read_answers(f"student,question,answer\nada,Q4,{answer}\n".encode()),
+                        accounting=accounting)
+    assert res.detail.message[0] == r.message

@@ -103,3 +103,17 @@ def test_cli_output_into_a_closed_pipe_is_quiet():
         proc = subprocess.run(f"{sys.executable} -m labcalc.cli {command} | true",
                               shell=True, capture_output=True, text=True, check=True)
         assert proc.stderr == "", (command, proc.stderr)
+
+
+def test_grade_without_salt_says_the_variant_column_is_trusted(tmp_path, capsys):
+    answers = tmp_path / "answers.csv"
+    simulate_class(3, seed=2, salt="s").to_csv(answers, index=False)
+    assert main(["grade", "lab5", str(answers), "-o", str(tmp_path / "g.csv"),
+                 "--report", str(tmp_path / "r.html")]) == 0
+    out = capsys.readouterr().out
+    note = ("note: variants taken from the 'variant' column, not checked; pass the course salt "
+            "(--salt, or salt=) to derive and check them")
+    assert note in out.splitlines()
+    assert "variants taken from the &#x27;variant&#x27; column" in (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert main(["grade", "lab5", str(answers), "-o", str(tmp_path / "g.csv"), "--salt", "s"]) == 0
+    assert "variants taken from" not in capsys.readouterr().out

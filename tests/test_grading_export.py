@@ -211,3 +211,55 @@ def test_export_tc_prompts_on_the_command_line(tmp_path):
     text = out.read_text(encoding="utf-8")
     assert "Linux shaper charge for one datagram" in text and "=%100%1042:" in text
     assert "on the wire is counted" not in text
+
+
+# -- second review -----------------------------------------------------------------------
+
+def test_no_partial_credit_interval_reaches_zero():
+    # slips that divide the value (by 1000, 8000, 100) kept the whole absolute
+    # tolerance, so that 53 of 1100 questions gave partial credit to "0"
+    root = fromstring(grading.moodle_xml("lab5", range(1, 21)))
+    questions = [q for _, q in _questions(root)]
+    assert len(questions) == 1100
+    reaching_zero = []
+    for q in questions:
+        right, *slips = [(float(a.get("fraction")), float(a.find("text").text),
+                          float(a.find("tolerance").text)) for a in q.findall("answer")]
+        for fraction, value, tol in slips:
+            assert 0 < fraction < 100
+            if abs(value) - tol <= 0:
+                reaching_zero.append(q.find("name/text").text)
+    assert reaching_zero == []
+
+
+def test_slip_tolerance_matches_grade():
+    # each slip's interval is labcalc's band: the right band transformed by the slip, halved
+    for answer_id in ("Q3", "Q29", "Q13.7", "Q44.1"):
+        item = grading.export.quiz_items("lab5", [0], answer_ids=[answer_id])[0]
+        key = grading.answer_key("lab5", 0)
+        i = key.index(answer_id)
+        value, factor = float(key.values[i]), item["factor"]
+        for fraction, shown, tol, feedback in item["answers"][1:]:
+            alt = shown * factor
+            expected_tol = 0.5 * (key.atol[i] * abs(alt / value) + key.rtol[i] * abs(alt))
+            assert tol * factor == pytest.approx(expected_tol, rel=1e-6)
+            # an answer at the slip's value gets the same share from grade()
+            text = f"{shown:.10g} {item['unit']}".strip()
+            r = grading.check_answer(answer_id, text)
+            assert 100 * r.score == pytest.approx(fraction, abs=0.01), (answer_id, text, r.message)
+
+
+def test_percent_feedback_follows_the_prompt():
+    # the quiz asks for a fraction, the number only: the feedback must not ask for a % sign
+    item = grading.export.quiz_items("lab5", [0], answer_ids=["Q13.7"])[0]
+    feedback = [a[3] for a in item["answers"] if "100 times" in a[3]]
+    assert feedback == ["Partly right: your answer is 100 times too large: it looks like a percentage; "
+                        "give the share as a fraction between 0 and 1, the number only (25 % is 0.25)."]
+    assert "% sign" not in grading.gift("lab5", [0], answer_ids=["Q13.7", "Q21.1"])
+
+
+def test_ip_quiz_names_both_other_accountings():
+    item = grading.export.quiz_items("lab5", [0], answer_ids=["Q4"], accounting="ip")[0]
+    feedback = [a[3] for a in item["answers"] if "accounting" in a[3]]
+    assert any("value in the Linux shaper's accounting" in f for f in feedback)
+    assert any("value in the wire's accounting" in f for f in feedback)

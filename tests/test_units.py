@@ -198,3 +198,34 @@ def test_format_roundtrip():
     for value, unit in [(4_690_431.5, "bit/s"), (1066.0, "byte"), (0.3, "s"), (0.062, "1")]:
         text = format_quantity(value, unit, digits=9)
         assert parse_quantity(text) == (pytest.approx(value, rel=1e-8), unit)
+
+
+@pytest.mark.parametrize("text, kind", [
+    ("10\u2076 bit/s", "a superscript digit"),
+    ("1066\u00b2 bytes", "a superscript digit"),
+    ("\u2081\u2080 ms", "a subscript digit"),
+    ("4.6\u2468 Mbit/s", "a circled digit"),
+    ("4\u00bd Mbit/s", "a fraction sign"),
+    ("\u2474 Mbit/s", "a digit in parentheses"),
+])
+def test_digit_look_alikes_are_refused(text, kind):
+    # NFKC would merge them into the number: 10⁶ into 106, 1066² into 10662
+    with pytest.raises(ValueError, match=f"is {kind}, which is not read as part of a number"):
+        parse_quantity(text)
+    with pytest.raises(ValueError, match=kind):
+        split_quantity(text)
+
+
+def test_decimal_digits_of_any_script_are_not_look_alikes():
+    from labcalc.units import compatibility_digit
+
+    for text in ("\uff14\uff16\uff19\uff10 kbps", "\u0664\u0666\u0669\u0660 kbps", "\U0001d7d2 Mbps",
+                 "\u0967\u0968 ms", "4.69 Mbit/s"):
+        assert compatibility_digit(text) is None
+    assert parse_quantity("\uff14\uff16\uff19\uff10 kbps") == (4_690_000.0, "bit/s")
+
+
+def test_doubled_percent_sign_is_refused():
+    for text in ("6.2 %%", "6.2 % %"):
+        with pytest.raises(ValueError, match="more than one % sign"):
+            parse_quantity(text)

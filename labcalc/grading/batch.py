@@ -39,8 +39,14 @@ from typing import Iterable, Mapping
 
 import numpy as np
 
-from labcalc.grading.check import build_message, describe_tolerance, parse_answer
-from labcalc.grading.diagnosis import CONTEXT_SLIPS, credit_table, evaluate
+from labcalc.grading.check import (
+    _NONNEGATIVE_NAME,
+    _matched_accounting,
+    build_message,
+    describe_tolerance,
+    parse_answer,
+)
+from labcalc.grading.diagnosis import CONTEXT_SLIPS, credit_table, evaluate, other_accountings
 from labcalc.units import _INVISIBLE, normalize_text
 
 __all__ = [
@@ -113,7 +119,12 @@ class AnswerSheet:
         Name of the file, for messages.
     notes : tuple of str
         What was assumed to read the file as a whole: an encoding other than UTF-8,
-        a delimiter other than the comma, a skipped ``sep=`` line.
+        a delimiter other than the comma, a skipped ``sep=`` line, rows read again
+        after a quote that is never closed.
+    reread : tuple of (int, int)
+        ``(row, quote_row)`` pairs: the rows from ``row`` on were read again after the
+        quote opened at ``quote_row`` was found never to close. :func:`grade` never
+        lets such a row replace an answer read before it.
 
     Examples
     --------
@@ -129,6 +140,7 @@ class AnswerSheet:
     has_variant: bool
     source: str = "answers"
     notes: tuple[str, ...] = ()
+    reread: tuple[tuple[int, int], ...] = ()
 
 
 def csv_safe(value):
@@ -261,9 +273,10 @@ _DELIMITERS = (",", ";", "\t", "|")
 _DELIMITER_NAMES = {",": "','", ";": "';'", "\t": "tabs", "|": "'|'"}
 
 
-#: A record may run over at most this many lines (a quoted field with line breaks):
-#: a quote that is never closed is found after reading that many lines, so that a file
-#: of such quotes costs a few passes over the file instead of one pass per line.
+#: The csv reader reads a record over at most this many lines (a quoted field with line
+#: breaks); a record still open after them is followed with :func:`_record_end`, which
+#: finds where its quotes close in one pass over the file, so that a file of such
+#: quotes costs a few passes over the file instead of one pass per line.
 _MAX_RECORD_LINES = 8
 
 
@@ -271,22 +284,93 @@ class _Lines:
     """The physical lines of a file, as an iterator whose position can be moved back.
 
     ``limit`` (an index) ends the iteration early: the csv reader then returns the
-    record read so far.
+    record read so far. ``cut`` tells whether the iteration ended inside a record
+    (the csv reader asks for another line only while a quoted field is open).
     """
 
     def __init__(self, lines: list[str], start: int = 0):
         self.lines, self.i = lines, start
         self.limit = len(lines)
+        self.cut = False
 
     def __iter__(self):
         return self
 
     def __next__(self) -> str:
         if self.i >= self.limit or self.i >= len(self.lines):
+            self.cut = True
             raise StopIteration
         line = self.lines[self.i]
         self.i += 1
         return line
+
+
+# A run of quotes; inside a quoted field, a run of odd length closes it ("" is a quote).
+_QUOTE_RUN = re.compile('"+')
+_ODD_QUOTE_RUN = re.compile('(?<!")(?:"")*"(?!")')
+
+
+def _open_at_end(line: str, quoted: bool, delimiter: str) -> bool:
+    """Whether a quoted field is still open at the end of ``line``.
+
+    Follows the csv module's reader (``strict=False``, quote ``"``, doubled quotes):
+    ``quoted`` says whether the line starts inside a quoted field, otherwise it starts
+    a field. A quote opens a field only at its start; after the closing quote the
+    rest of the field is read as it is, up to the next delimiter.
+    """
+    pos, n = 0, len(line)
+    while True:
+        if quoted:
+            for m in _QUOTE_RUN.finditer(line, pos):
+                if len(m.group()) % 2:
+                    pos = m.end()
+                    break
+            else:
+                return True
+            quoted = False
+        elif pos < n and line[pos] == '"':
+            quoted, pos = True, pos + 1
+            continue
+        d = line.find(delimiter, pos)
+        if d < 0:
+            return False
+        pos = d + 1
+
+
+class _QuoteScanner:
+    """Where records end, by the quotes alone (for the records the csv reader cut).
+
+    ``next_close[j]`` (computed once, when first needed) is the first line at or after
+    ``j`` that holds a run of an odd number of quotes: a quoted field open at the start
+    of line ``j`` closes on that line, and no earlier.
+    """
+
+    def __init__(self, lines: list[str], delimiter: str):
+        self.lines, self.delimiter = lines, delimiter
+        self._next_close = None
+
+    def next_close(self, j: int) -> int | None:
+        if self._next_close is None:
+            n = len(self.lines)
+            nxt = [n] * (n + 1)
+            for k in range(n - 1, -1, -1):
+                nxt[k] = k if ('"' in self.lines[k] and _ODD_QUOTE_RUN.search(self.lines[k])) else nxt[k + 1]
+            self._next_close = nxt
+        k = self._next_close[min(j, len(self.lines))]
+        return None if k >= len(self.lines) else k
+
+    def record_end(self, j: int, quoted: bool) -> int | None:
+        """Last line of the record that is at the start of line ``j`` (inside a quoted
+        field when ``quoted``), or None when a quote is never closed."""
+        while j < len(self.lines):
+            if quoted:
+                j = self.next_close(j)
+                if j is None:
+                    return None
+            if not _open_at_end(self.lines[j], quoted, self.delimiter):
+                return j
+            quoted, j = True, j + 1
+        return None
 
 
 def _is_blank(line: str) -> bool:
@@ -338,10 +422,14 @@ def read_answers(source, *, max_bytes: int = DEFAULT_MAX_BYTES) -> AnswerSheet:
     Notes
     -----
     Rows are numbered by the line of the file where they start (the first line is 1).
-    A quote that opens a field and is never closed would swallow the rest of the file
-    into one field: such a row (a field that runs over several lines and holds what
-    looks like more rows) is reported at the line where the quote opened, and reading
-    starts again on the next line, so the rows after it are still graded.
+    A quoted field is read as the csv module (and spreadsheets) read it: a quote that
+    closes, however many lines later, ends one field, and a row holding a line break
+    inside a quoted field is reported and skipped as a whole; nothing inside the
+    quotes is ever read as a row (a student cannot add rows through an answer). Only a
+    quote that is never closed, which would swallow the rest of the file, is treated
+    otherwise: its row is reported and reading starts again on the next line, so that
+    the rows after it are still graded; those rows are listed in ``reread``, and
+    :func:`grade` never lets one of them replace an answer read before them.
 
     Examples
     --------
@@ -352,9 +440,12 @@ def read_answers(source, *, max_bytes: int = DEFAULT_MAX_BYTES) -> AnswerSheet:
     >>> sheet = read_answers(b"student,question,answer\\nada,Q4,4,69 Mbit/s\\n")
     >>> [str(p) for p in sheet.problems]
     ['row 2: 4 fields where the header has 3 (an unquoted comma in the answer?)']
+    >>> sheet = read_answers(b'student,question,answer\\nada,Q4,"4.69\\nbob,Q4,1 bit/s"\\n')
+    >>> len(sheet.answers), [str(p) for p in sheet.problems]
+    (0, ['row 2: a line break inside a quoted field'])
     >>> sheet = read_answers(b'sep=;\\n\\nstudent;question;answer\\nada;Q4;"4.69 Mbit/s\\nbob;Q4;4,69 Mbit/s\\n')
-    >>> sheet.answers["student"].tolist(), [str(p) for p in sheet.problems]
-    (['bob'], ['row 4: a quote opened in this row is never closed (it runs over 2 lines); the row is skipped and the lines after it are read again'])
+    >>> sheet.answers["student"].tolist(), [str(p) for p in sheet.problems], sheet.reread
+    (['bob'], ['row 4: a quote opened in this row is never closed (it runs to the end of the file); the row is skipped and the lines after it are read again'], ((5, 4),))
     """
     data, name = _read_bytes(source, max_bytes)
     kind = _binary_kind(data)
@@ -403,48 +494,70 @@ def read_answers(source, *, max_bytes: int = DEFAULT_MAX_BYTES) -> AnswerSheet:
     has_variant = "variant" in columns
     n_columns = len(columns)
 
-    def runaway(fields) -> bool:
-        """A field over several lines that holds more rows: a quote never closed."""
-        if len(fields) != n_columns or it.i >= len(lines) or it.i >= it.limit:
-            return True
-        return any(("\n" in f or "\r" in f) and delimiter in f for f in fields)
+    scanner = _QuoteScanner(lines, delimiter)
+    reread: list[tuple[int, int]] = []
+
+    def never_closed(first: int):
+        """A quote opened at line ``first`` runs to the end of the file: the lines
+        after it are read again as rows, and remembered as such (see grade)."""
+        if first + 1 < len(lines):
+            reread.append((first + 2, first + 1))
+            span = (f"row {first + 2} was" if first + 2 == len(lines)
+                    else f"rows {first + 2} to {len(lines)} were")
+            notes.append(f"a quote opened at row {first + 1} is never closed: {span} read again "
+                         f"after it; check them (a row read again never replaces an answer read "
+                         f"before the quote)")
+        return (first + 1, None, "a quote opened in this row is never closed (it runs to the end of "
+                                 "the file); the row is skipped and the lines after it are read again")
+
+    def swallowed(first: int, last: int, what: str):
+        """A record from line ``first`` to line ``last`` that is skipped."""
+        inside = (f"; the quoted field runs over {last - first + 1} lines, to line {last + 1}, and "
+                  f"the lines inside it are not read as rows" if last > first + 1 else "")
+        return first + 1, None, what + inside
 
     def records():
         nonlocal reader
         while True:
             first = it.i  # index of the line where the next record starts
             it.limit = first + _MAX_RECORD_LINES
+            it.cut = False
             try:
                 fields = next(reader)
             except StopIteration:
                 return
             except csv.Error as exc:
-                spanned = it.i - first
-                if spanned > 1:  # a quote that ran on: read again from the next line
-                    yield first + 1, None, (f"a quote opened in this row is never closed ({exc}); the row "
-                                            f"is skipped and the lines after it are read again")
+                # where the record really ends, by its quotes (an error leaves the
+                # reader somewhere inside it)
+                last = scanner.record_end(first, False)
+                if last is None:
+                    yield never_closed(first)
                     it.i = first + 1
                 else:
-                    yield first + 1, None, f"unreadable CSV ({exc})"
+                    yield swallowed(first, last, f"unreadable CSV ({exc})")
+                    it.i = last + 1
                 reader = csv.reader(it, delimiter=delimiter, strict=False)
                 continue
-            spanned = it.i - first
-            if any("\n" in f or "\r" in f for f in fields):
-                if runaway(fields):
-                    over = (f"more than {spanned}" if it.i >= it.limit and it.i < len(lines)
-                            else f"{spanned}")
-                    yield first + 1, None, (f"a quote opened in this row is never closed (it runs over "
-                                            f"{over} line{'s' if over != '1' else ''}); the row is "
-                                            f"skipped and the lines after it are read again")
+            if it.cut:
+                # the reader stopped inside a quoted field (after _MAX_RECORD_LINES
+                # lines, or at the end of the file): does that quote ever close?
+                last = scanner.record_end(it.i, True)
+                if last is None:
+                    yield never_closed(first)
                     it.i = first + 1
-                    reader = csv.reader(it, delimiter=delimiter, strict=False)
                 else:
-                    yield first + 1, None, "a line break inside a quoted field"
+                    yield swallowed(first, last, "a line break inside a quoted field")
+                    it.i = last + 1
+                reader = csv.reader(it, delimiter=delimiter, strict=False)
+                continue
+            if any("\n" in f or "\r" in f for f in fields):
+                # a quoted field that closes properly is one field, whatever it holds
+                yield swallowed(first, it.i - 1, "a line break inside a quoted field")
                 continue
             yield first + 1, fields, None
 
     rows, problems = _validate(records(), columns, has_variant)
-    return AnswerSheet(_frame(rows), tuple(problems), has_variant, name, tuple(notes))
+    return AnswerSheet(_frame(rows), tuple(problems), has_variant, name, tuple(notes), tuple(reread))
 
 
 def _frame(rows):
@@ -693,8 +806,8 @@ def grade(answers, lab: str = "lab5", *, salt: str | None = None, accounting: st
         variant column too, the column is checked against it rather than trusted: a
         row whose variant differs from the student's is reported and skipped, and an
         empty cell takes the student's variant. Without a salt, the variant column
-        decides (an empty cell is reported); without both, every student is graded on
-        the handout's numbers (variant 0).
+        decides (an empty cell is reported), and a note says that it was trusted;
+        without both, every student is graded on the handout's numbers (variant 0).
     accounting : str, default "wire"
         Byte accounting of the answer key.
     credit : mapping, optional
@@ -715,7 +828,10 @@ def grade(answers, lab: str = "lab5", *, salt: str | None = None, accounting: st
     -----
     Rows with an unknown question id, a variant that disagrees with the course salt
     (or, without a salt, with the student's first row), or a second answer to the same
-    question (the last one is graded) are reported in ``problems``. Answers given as
+    question (the last one is graded, except that a row read again after a quote that
+    is never closed never replaces an answer read before it: see
+    :func:`read_answers`) are reported in ``problems``. Negative answers to rates,
+    sizes, times and shares are refused as :func:`labcalc.grading.check` refuses them. Answers given as
     numbers in a data frame are read as the same text without a unit (``1066`` as
     ``"1066"``: a missing unit where the question needs one), and a variant column
     that became float because of an empty cell is read back as integers (3.0 is
@@ -786,6 +902,8 @@ def grade(answers, lab: str = "lab5", *, salt: str | None = None, accounting: st
                 keep[i] = False
         notes.append("the variant column was checked against the course salt")
     elif sheet.has_variant:
+        notes.append("variants taken from the 'variant' column, not checked; pass the course salt "
+                     "(--salt, or salt=) to derive and check them")
         first: dict[str, tuple[int, int]] = {}
         for i in np.flatnonzero(keep):
             s, v = students[i], int(variants[i])
@@ -811,11 +929,23 @@ def grade(answers, lab: str = "lab5", *, salt: str | None = None, accounting: st
         if v in key_errors:
             problems.append(Problem(int(rows[i]), f"no answer key for variant {v} ({key_errors[v]})"))
             keep[i] = False
+    # rows read again after a quote that is never closed (see read_answers): such a row
+    # never replaces an answer read before the quote
+    quote_row = np.zeros(len(df), np.int64)
+    for first_row, opened in sorted(getattr(sheet, "reread", ())):
+        quote_row[(rows >= first_row) & (quote_row == 0)] = opened
     last: dict[tuple[str, int], int] = {}
     for i in np.flatnonzero(keep):
         k = (students[i], int(answer_index[i]))
         if k in last:
             j = last[k]
+            if quote_row[i] and not quote_row[j]:
+                problems.append(Problem(int(rows[i]), f"read again after the quote opened at row "
+                                                      f"{int(quote_row[i])} that is never closed: it "
+                                                      f"would replace the answer at row {int(rows[j])} "
+                                                      f"(same student and question), so it is skipped"))
+                keep[i] = False
+                continue
             problems.append(Problem(int(rows[j]), f"replaced by the answer at row {int(rows[i])} "
                                                   f"(same student and question)"))
             keep[j] = False
@@ -828,12 +958,17 @@ def grade(answers, lab: str = "lab5", *, salt: str | None = None, accounting: st
 
     seeds, seed_index = np.unique(variants, return_inverse=True) if len(idx) else (np.array([0]), np.zeros(0, int))
     keys = [by_seed[int(s)] if int(s) in by_seed else base_key for s in seeds]
+    other_names = other_accountings(accounting)
     values = np.vstack([k.values for k in keys])
     expected = values[seed_index, answer_index] if len(idx) else np.zeros(0)
     alternatives = {}
     for code in CONTEXT_SLIPS:
-        table = np.vstack([k.alternatives[code] for k in keys])
-        alternatives[code] = [table[seed_index, answer_index] if len(idx) else np.zeros(0)]
+        if code == "wire_vs_shaper":  # one value per other accounting, in order
+            tables = [np.vstack([k.other_values.get(acc, np.full(len(ids), np.nan)) for k in keys])
+                      for acc in other_names]
+        else:
+            tables = [np.vstack([k.alternatives[code] for k in keys])]
+        alternatives[code] = [t[seed_index, answer_index] if len(idx) else np.zeros(0) for t in tables]
     bases = np.asarray(base_key.units, object)[answer_index]
     display_units = np.asarray(base_key.display_units, object)[answer_index]
     display_factors = base_key.display_factors[answer_index]
@@ -852,9 +987,11 @@ def grade(answers, lab: str = "lab5", *, salt: str | None = None, accounting: st
     given = np.array([p.value for p in parsed], float)
     status = np.array([p.status for p in parsed], object)
 
+    percent = np.asarray([u == "%" for u in base_key.display_units], bool)[answer_index]
+    # rates, sizes, times, packets and shares cannot be negative (see check)
+    nonnegative = (percent | np.isin(bases, list(_NONNEGATIVE_NAME))) & (expected >= 0)
     out = evaluate(given, status, expected, bases, rtol, atol, np.full(len(idx), sigfigs or 0.0),
-                   display_factors, alternatives, credits,
-                   percent=np.asarray([u == "%" for u in base_key.display_units], bool)[answer_index])
+                   display_factors, alternatives, credits, percent=percent, nonnegative=nonnegative)
 
     # -- messages ---------------------------------------------------------------------
     tolerance_text = [describe_tolerance(float(base_key.rtol[j]), float(base_key.atol[j]), sigfigs,
@@ -871,6 +1008,7 @@ def grade(answers, lab: str = "lab5", *, salt: str | None = None, accounting: st
             tolerance=tolerance_text[j], display_factor=float(display_factors[i]),
             display_unit=display_units[i], required_base=bases[i], given_base=parsed[i].unit,
             reason=parsed[i].reason, accounting=accounting, expected=float(expected[i]),
+            other=_matched_accounting(out["alternative"][i], accounting, other_names),
         ))
     max_points = point_values[answer_index]
     detail = pd.DataFrame({

@@ -23,7 +23,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from labcalc.grading.diagnosis import CONTEXT_SLIPS, SLIPS, evaluate, other_accounting
+from labcalc.grading.diagnosis import CONTEXT_SLIPS, SLIPS, evaluate, other_accounting, other_accountings
 from labcalc.units import normalize_text, scale_value, split_quantity, unit_scale
 
 __all__ = ["CheckResult", "ParsedAnswer", "check", "parse_answer", "display_scale"]
@@ -39,6 +39,12 @@ _SUGGEST_UNITS = {
     "packet": (("packets", 1.0),),
 }
 _PERCENT_UNITS = ("%", "percent", "pct")
+# What cannot be negative, per base unit (and for a share, asked in %), for messages.
+_NONNEGATIVE_NAME = {"bit/s": "a rate", "byte": "an amount of data", "s": "a time",
+                     "packet": "a number of packets", "%": "a loss or a share"}
+# An example answer per display unit, for the message on an unreadable answer.
+_EXAMPLE_ANSWER = {"bit/s": "4.69 Mbit/s", "byte": "1066 bytes", "s": "300 ms", "%": "6.2 %",
+                   "1": "1.22", "packet": "12 packets"}
 _EXAMPLE_UNIT = {"bit/s": "Mbit/s", "byte": "bytes", "s": "ms", "1": "%", "packet": "packets"}
 # Longest answer text quoted back in a message.
 _QUOTE_CHARS = 40
@@ -95,7 +101,9 @@ def parse_answer(answer, unit: str | None = None, *, require_unit: bool = True) 
         A number is taken in ``unit`` (base units when ``unit`` is None). Text must be
         a number followed by a unit, such as ``"4.69 Mbit/s"`` or ``"6.2 %"``; it is
         normalised first (:func:`labcalc.units.normalize_text`: NFKC, invisible
-        characters removed, digits of any script read as ASCII digits).
+        characters removed, digits of any script read as ASCII digits), and refused
+        when it holds a character that only looks like a digit (``"10⁶"``, ``"①"``:
+        :func:`labcalc.units.compatibility_digit`).
     unit : str, optional
         The unit the question asks for (``"Mbit/s"``, ``"bytes"``, ``"ms"``, ``"%"``).
         It fixes the kind of quantity expected; ``None`` accepts any kind.
@@ -134,11 +142,13 @@ def parse_answer(answer, unit: str | None = None, *, require_unit: bool = True) 
     if not isinstance(answer, str):
         return ParsedAnswer(math.nan, None, "unreadable",
                             f"an answer must be a number or text, not {type(answer).__name__}")
-    answer = normalize_text(answer)
+    raw, answer = answer, normalize_text(answer)
     if not answer.strip():
         return ParsedAnswer(math.nan, None, "empty", "no answer")
     try:
-        number, unit_text = split_quantity(answer)
+        # the text as typed: split_quantity refuses superscript and circled digits,
+        # which normalising would merge into the number ("10⁶" into 106)
+        number, unit_text = split_quantity(raw)
     except ValueError as exc:
         return ParsedAnswer(math.nan, None, "unreadable", str(exc).removeprefix("quantity: "))
     if not unit_text:
@@ -321,6 +331,9 @@ def _hint(code: str, factor: float, ratio: float, accounting: str,
                 f"bytes): count the header bytes of every frame")
     if code == "wire_vs_shaper":
         other = other or other_accounting(accounting)
+        if other == "?":  # a value given as an alternative, in no accounting named
+            return (f"it is the value in another byte accounting, but the question uses "
+                    f"{_ACCOUNTING_WORDS.get(accounting, accounting)}")
         return (f"it is the value in {_ACCOUNTING_WORDS.get(other, other)}, but the question "
                 f"uses {_ACCOUNTING_WORDS.get(accounting, accounting)}")
     if code == "rate_for_goodput":
@@ -350,7 +363,7 @@ def _suggested_unit(number: float, expected: float | None, base: str, display_un
 
 def build_message(*, diagnosis, correct, score, text, given, relative_error, factor, ratio,
                   tolerance, display_factor, display_unit, required_base, given_base, reason,
-                  accounting="wire", expected=None) -> str:
+                  accounting="wire", expected=None, other=None) -> str:
     """The one-sentence message for a graded answer (used by check and batch grading).
 
     Parameters
@@ -373,11 +386,24 @@ def build_message(*, diagnosis, correct, score, text, given, relative_error, fac
         Accounting of the expected value (for ``wire_vs_shaper``).
     expected : float, optional
         Expected value [base units], to suggest a unit for a bare number.
+    other : str, optional
+        Accounting of the ``wire_vs_shaper`` value that matched (by default
+        :func:`labcalc.grading.diagnosis.other_accounting` of ``accounting``; ``"?"``
+        when it is in no accounting named).
 
     Returns
     -------
     str
-        One sentence.
+        One or two sentences.
+
+    Examples
+    --------
+    >>> print(build_message(diagnosis="unreadable", correct=False, score=0.0, text="4,690 kbit/s",
+    ...     given=math.nan, relative_error=None, factor=1.0, ratio=math.nan, tolerance="1 %",
+    ...     display_factor=1e6, display_unit="Mbit/s", required_base="bit/s", given_base=None,
+    ...     reason="'4,690' is ambiguous (4.690 or 4690?); write it with a decimal point (4.690) "
+    ...            "or without the comma (4690)"))
+    Cannot read '4,690 kbit/s': '4,690' is ambiguous (4.690 or 4690?). Write it with a decimal point (4.690) or without the comma (4690).
     """
     if text is None:
         shown = _quote(_show(given, display_factor, display_unit)) if given == given else "''"
@@ -394,9 +420,20 @@ def build_message(*, diagnosis, correct, score, text, given, relative_error, fac
     if diagnosis == "empty":
         return "No answer given."
     if diagnosis == "unreadable":
-        why = "" if "does not start with a number" in reason or not reason else f" ({reason})"
-        return (f"Cannot read {shown}{why}: write a number followed by its unit, "
-                f"such as '4.69 Mbit/s'.")
+        example = _EXAMPLE_ANSWER.get("%" if display_unit == "%" else required_base, "4.69 Mbit/s")
+        advice = f"Write a number followed by its unit, such as '{example}'."
+        if required_base == "1" and display_unit != "%":
+            advice = f"Write a plain number, such as '{example}'."
+        if not reason or "does not start with a number" in reason:
+            return f"Cannot read {shown}: {advice[0].lower()}{advice[1:]}"
+        # a reason is "what is wrong; what to do": two sentences
+        what, _, todo = reason.partition("; ")
+        if todo:
+            return f"Cannot read {shown}: {what}. {todo[0].upper()}{todo[1:]}."
+        return f"Cannot read {shown}: {reason}. {advice}"
+    if diagnosis == "negative":
+        name = _NONNEGATIVE_NAME.get("%" if display_unit == "%" else required_base, "this quantity")
+        return f"Not correct: {shown} is negative, and {name} cannot be negative."
     if diagnosis == "missing_unit":
         unit = display_unit or _EXAMPLE_UNIT.get(required_base, "")
         bare = text.strip() if isinstance(text, str) else shown.strip("'")
@@ -405,9 +442,15 @@ def build_message(*, diagnosis, correct, score, text, given, relative_error, fac
         return (f"{credit}: {shown} has no unit, and the unit is not assumed; write it with "
                 f"one, such as '{_clip(bare)} {unit}' if you mean {unit}.")
     if diagnosis == "wrong_unit":
-        unit = display_unit or _EXAMPLE_UNIT.get(required_base, "")
+        if display_unit == "%":
+            asked = "a share (in %, or as a fraction between 0 and 1)"
+        elif required_base == "1":
+            asked = "a plain number, without a unit"
+        else:
+            unit = display_unit or _EXAMPLE_UNIT.get(required_base, "")
+            asked = f"{_QUANTITY_NAME.get(required_base, required_base)} (in {unit})"
         return (f"Not correct: {shown} is {_QUANTITY_NAME.get(given_base, given_base)}, but the "
-                f"question asks for {_QUANTITY_NAME.get(required_base, required_base)} (in {unit}).")
+                f"question asks for {asked}.")
     if diagnosis == "rounding":
         return (f"{credit}: {shown} is close but outside the tolerance of {tolerance}; keep more "
                 f"digits in intermediate results.")
@@ -415,7 +458,7 @@ def build_message(*, diagnosis, correct, score, text, given, relative_error, fac
         parts = diagnosis.split("+")
         context = [p for p in parts if p in CONTEXT_SLIPS]
         generic = [p for p in parts if p not in CONTEXT_SLIPS]
-        hints = [_hint(p, 1.0, ratio / factor, accounting) for p in context]
+        hints = [_hint(p, 1.0, ratio / factor, accounting, other) for p in context]
         hints += [_hint(p, f, ratio, accounting) for p, f in zip(generic, _split_factor(generic, factor))]
         first = f"{shown} {hints[0][3:]}" if hints[0].startswith("it ") else hints[0]
         return f"{credit}: " + "; also, ".join([first] + hints[1:]) + "."
@@ -451,7 +494,9 @@ def _split_factor(codes: list[str], factor: float) -> list[float]:
 def check(answer, expected, unit: str | None = None, rtol: float = 0.01, atol: float = 0.0,
           sigfigs: int | None = None, *, alternatives: Mapping[str, float | Sequence[float]] | None = None,
           efficiency: float | None = None, credit: Mapping[str, float] | None = None,
-          require_unit: bool = True, accounting: str = "wire") -> CheckResult:
+          require_unit: bool = True, accounting: str = "wire",
+          alternative_accountings: Sequence[str] | None = None,
+          nonnegative: bool | None = None) -> CheckResult:
     """Check one answer against the expected value, with units, tolerance and slips.
 
     Parameters
@@ -491,9 +536,19 @@ def check(answer, expected, unit: str | None = None, rtol: float = 0.01, atol: f
     require_unit : bool, default True
         Refuse unit-less text for rates, sizes and times.
     accounting : str, default "wire"
-        Byte accounting of ``expected``. The ``wire_vs_shaper`` alternative is taken
-        to be in :func:`labcalc.grading.diagnosis.other_accounting` of it (the Linux
-        shaper's for ``"wire"``, the wire's otherwise), and the message names both.
+        Byte accounting of ``expected``. The ``wire_vs_shaper`` alternatives are taken
+        to be in the accountings of ``alternative_accountings``, and the message names
+        the key's and the one that matched.
+    alternative_accountings : sequence of str, optional
+        The accounting of each ``wire_vs_shaper`` alternative, in order; by default
+        :func:`labcalc.grading.diagnosis.other_accountings` of ``accounting`` (the
+        Linux shaper's for ``"wire"``, the wire's for ``"tc"``, the wire's then the
+        shaper's otherwise). An alternative beyond them is "another byte accounting".
+    nonnegative : bool, optional
+        Refuse negative answers (diagnosis ``"negative"``, no points), even within
+        the tolerance of a value near 0. By default True when ``expected`` is not
+        negative and the answer is a rate, a size, a time, a number of packets or a
+        share (asked in %), none of which can be negative; False otherwise.
 
     Returns
     -------
@@ -537,6 +592,8 @@ def check(answer, expected, unit: str | None = None, rtol: float = 0.01, atol: f
     (False, True)
     >>> print(check("4.69e9 ms", "4.69 Mbit/s").message)
     Not correct: '4.69e9 ms' is a time, but the question asks for a rate (in Mbit/s).
+    >>> print(check("-0.1 %", 0.0, unit="%", atol=0.001).message)
+    Not correct: '-0.1 %' is negative, and a loss or a share cannot be negative.
     """
     factor, required = display_scale(unit)
     expected_unit = None  # the unit written in a text ``expected``
@@ -585,6 +642,9 @@ def check(answer, expected, unit: str | None = None, rtol: float = 0.01, atol: f
         percent = str(question_unit).strip().lower() in _PERCENT_UNITS
     else:
         percent = required == "1"  # nothing says whether it is a share: allow the slip
+    if nonnegative is None:
+        share = question_unit is not None and str(question_unit).strip().lower() in _PERCENT_UNITS
+        nonnegative = expected_value >= 0 and (share or required in _NONNEGATIVE_NAME)
     alts: dict[str, list[float]] = {}
     for code, values in (alternatives or {}).items():
         if code not in CONTEXT_SLIPS:
@@ -600,7 +660,7 @@ def check(answer, expected, unit: str | None = None, rtol: float = 0.01, atol: f
                    np.array([expected_value]), np.array([required], object),
                    np.array([rtol], float), np.array([atol], float),
                    np.array([sigfigs or 0], float), np.array([factor]), alts, credit,
-                   percent=np.array([percent]))
+                   percent=np.array([percent]), nonnegative=np.array([bool(nonnegative)]))
     correct = bool(out["correct"][0])
     score = float(out["score"][0])
     diagnosis = out["diagnosis"][0]
@@ -616,11 +676,21 @@ def check(answer, expected, unit: str | None = None, rtol: float = 0.01, atol: f
         display_factor=shown_factor, display_unit=shown_unit, required_base=required,
         given_base=parsed.unit, reason=parsed.reason, accounting=accounting,
         expected=expected_value,
+        other=_matched_accounting(out["alternative"][0], accounting, alternative_accountings),
     )
     given = parsed.value if parsed.status == "ok" else None
     return CheckResult(correct=correct, score=score, message=message, expected=expected_value,
                        given=given, relative_error=rel if math.isfinite(rel) else None,
                        diagnosis=diagnosis, unit=required)
+
+
+def _matched_accounting(index, accounting: str, names: Sequence[str] | None) -> str | None:
+    """The accounting of the ``wire_vs_shaper`` alternative number ``index`` ("?": unnamed)."""
+    names = tuple(names) if names is not None else other_accountings(accounting)
+    index = int(index)
+    if index < 0:
+        return None
+    return names[index] if index < len(names) else "?"
 
 
 def _default_display(base: str) -> str:

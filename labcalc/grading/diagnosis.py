@@ -16,13 +16,18 @@ code                      the slip
 ``rounding``              close, but outside the tolerance (intermediate values rounded)
 ``missing_unit``          a number without a unit where the quantity needs one
 ``wrong_unit``            a unit of another kind of quantity (a time for a rate...)
+``negative``              a negative rate, size, time, loss or share (none can be negative)
 ``unreadable``            not a number followed by a unit
 ``empty``                 no answer
 ========================  =============================================================
 
 An answer is taken for a slip when it lies within half its tolerance of the value
-the slip gives, and clearly closer to it than to the right value; the closest slip
-wins, except that the other byte accounting (``wire_vs_shaper``) is preferred to a
+the slip gives, and clearly closer to it than to the right value. The tolerance
+around a slip's value is the right answer's, transformed by the slip: a value 1000
+times too small keeps a thousandth of the absolute tolerance, so that the band never
+reaches 0 (unless the right answer is itself within its tolerance of 0); and an
+answer that is 0, or within the slip's tolerance of 0, gets no credit for a slip
+(it cannot be told from 0). The closest slip wins, except that the other byte accounting (``wire_vs_shaper``) is preferred to a
 binary prefix whenever both match (1066/1042 = 1.023 is 0.1 % from 1.024).
 ``percent_fraction`` is looked for only in answers that are shares (asked in %, see
 ``percent=`` of :func:`evaluate`), not in plain constants. The first four are
@@ -49,7 +54,8 @@ from typing import Mapping
 
 import numpy as np
 
-__all__ = ["SLIPS", "DEFAULT_CREDIT", "CONTEXT_SLIPS", "credit_table", "evaluate", "other_accounting"]
+__all__ = ["SLIPS", "DEFAULT_CREDIT", "CONTEXT_SLIPS", "credit_table", "evaluate", "other_accounting",
+           "other_accountings"]
 
 #: Every diagnosis code and what it means (see the module docstring).
 SLIPS: Mapping[str, str] = MappingProxyType({
@@ -64,6 +70,7 @@ SLIPS: Mapping[str, str] = MappingProxyType({
     "rounding": "close but outside the tolerance",
     "missing_unit": "number without a unit",
     "wrong_unit": "unit of another kind of quantity",
+    "negative": "negative value of a quantity that cannot be negative",
     "unreadable": "not a number with a unit",
     "empty": "no answer",
 })
@@ -81,6 +88,7 @@ DEFAULT_CREDIT: Mapping[str, float] = MappingProxyType({
     "rounding": 0.0,
     "missing_unit": 0.0,
     "wrong_unit": 0.0,
+    "negative": 0.0,
     "unreadable": 0.0,
     "empty": 0.0,
 })
@@ -140,6 +148,34 @@ def other_accounting(accounting: str) -> str:
     return "tc" if accounting == "wire" else "wire"
 
 
+def other_accountings(accounting: str) -> tuple[str, ...]:
+    """Every byte accounting a student may have used instead of the key's, most likely first.
+
+    The lab is about two accountings, the wire's (the handout's theory) and the Linux
+    shaper's (``tc``, what Mininet measures): a wire key's other is ``"tc"``, a tc
+    key's ``"wire"``, and a key in another accounting (``"frame"``, ``"ip"``) has both,
+    the wire's first (:func:`other_accounting`). Answer keys hold the value in each of
+    them as a ``wire_vs_shaper`` slip, and messages name the one that matched.
+
+    Parameters
+    ----------
+    accounting : {"wire", "tc", "frame", "ip"}
+        Accounting of the answer key.
+
+    Returns
+    -------
+    tuple of str
+
+    Examples
+    --------
+    >>> other_accountings("wire"), other_accountings("tc"), other_accountings("ip")
+    (('tc',), ('wire',), ('wire', 'tc'))
+    """
+    if accounting in ("wire", "tc"):
+        return (other_accounting(accounting),)
+    return ("wire", "tc")
+
+
 def credit_table(credit: Mapping[str, float] | None = None) -> dict[str, float]:
     """The default credits, updated with ``credit`` (validated).
 
@@ -165,7 +201,7 @@ def credit_table(credit: Mapping[str, float] | None = None) -> dict[str, float]:
     >>> credit_table({"typo": 0.5})
     Traceback (most recent call last):
     ...
-    ValueError: credit: unknown diagnosis 'typo'; known: bytes_bits, kilo_mega, binary_prefix, percent_fraction, header_overhead, wire_vs_shaper, rate_for_goodput, goodput_for_rate, rounding, missing_unit, wrong_unit, unreadable, empty
+    ValueError: credit: unknown diagnosis 'typo'; known: bytes_bits, kilo_mega, binary_prefix, percent_fraction, header_overhead, wire_vs_shaper, rate_for_goodput, goodput_for_rate, rounding, missing_unit, wrong_unit, negative, unreadable, empty
     """
     table = dict(DEFAULT_CREDIT)
     for code, share in (credit or {}).items():
@@ -184,13 +220,14 @@ def credit_table(credit: Mapping[str, float] | None = None) -> dict[str, float]:
 def _candidates(expected, bases, alternatives, percent=None):
     """Columns of values a slip would give: (labels, generic factors, values N x K)."""
     n = expected.shape[0]
-    labels, factors, columns, pair = [], [], [], []
+    labels, factors, columns, pair, which = [], [], [], [], []
 
-    def add(label, factor, values, is_pair):
+    def add(label, factor, values, is_pair, index=-1):
         labels.append(label)
         factors.append(factor)
         columns.append(values)
         pair.append(is_pair)
+        which.append(index)
 
     masks = {code: np.isin(bases, allowed) for code, (_, allowed) in _GENERIC.items()}
     if percent is not None:
@@ -204,21 +241,22 @@ def _candidates(expected, bases, alternatives, percent=None):
                 generic_cols.setdefault(code, []).append((g, values))
                 add(code, g, values, False)
     for code in CONTEXT_SLIPS:
-        for values in alternatives.get(code, ()):
-            add(code, 1.0, values, False)
+        for k, values in enumerate(alternatives.get(code, ())):
+            add(code, 1.0, values, False, k)
     for a, b in _GENERIC_PAIRS:
         both = masks[a] & masks[b]
         for ga, _ in generic_cols[a]:
             for gb, _ in generic_cols[b]:
                 add(f"{a}+{b}", ga * gb, np.where(both, expected * ga * gb, np.nan), True)
     for code in CONTEXT_SLIPS:
-        for values in alternatives.get(code, ()):
+        for k, values in enumerate(alternatives.get(code, ())):
             for extra in _ON_TOP:
                 for g, _ in generic_cols[extra]:
-                    add(f"{code}+{extra}", g, np.where(masks[extra], values * g, np.nan), True)
+                    add(f"{code}+{extra}", g, np.where(masks[extra], values * g, np.nan), True, k)
     if not columns:  # pragma: no cover - there are always generic columns
-        return [], np.ones(0), np.empty((n, 0)), np.zeros(0, bool)
-    return labels, np.asarray(factors), np.column_stack(columns), np.asarray(pair)
+        return [], np.ones(0), np.empty((n, 0)), np.zeros(0, bool), np.zeros(0, int)
+    return (labels, np.asarray(factors), np.column_stack(columns), np.asarray(pair),
+            np.asarray(which, int))
 
 
 def _tolerance(values, rtol, atol, sigfigs, display_factor):
@@ -235,7 +273,7 @@ def _tolerance(values, rtol, atol, sigfigs, display_factor):
 
 
 def evaluate(given, status, expected, bases, rtol, atol, sigfigs, display_factor,
-             alternatives=None, credit=None, percent=None):
+             alternatives=None, credit=None, percent=None, nonnegative=None):
     """Grade many answers at once (the vectorised core of check and batch grading).
 
     Parameters
@@ -262,13 +300,19 @@ def evaluate(given, status, expected, bases, rtol, atol, sigfigs, display_factor
         Whether each answer is a share (asked in %, or as a fraction): only those can
         show the ``percent_fraction`` slip. By default every plain number (base unit
         ``"1"``) can.
+    nonnegative : ndarray of bool, optional
+        Whether each answer is a quantity that cannot be negative (a rate, a size, a
+        time, a loss or a share): a negative answer to it is diagnosed ``"negative"``
+        and refused, even within the tolerance of a value near 0. By default none.
 
     Returns
     -------
     dict of ndarray
         ``correct`` (bool), ``score`` (0..1), ``diagnosis`` (object: None or a code),
         ``relative_error`` (NaN when undefined), ``factor`` (the generic factor of
-        the recognised slip, 1 when none) and ``ratio`` (slip value / expected).
+        the recognised slip, 1 when none), ``ratio`` (slip value / expected) and
+        ``alternative`` (which value of its context slip matched, in the order of
+        ``alternatives[code]``; -1 when none).
 
     Examples
     --------
@@ -295,12 +339,20 @@ def evaluate(given, status, expected, bases, rtol, atol, sigfigs, display_factor
     ok = status == "ok"
     tol = _tolerance(expected, rtol, atol, sigfigs, display_factor)
     diff = np.abs(given - expected)
+    negative = np.zeros(n, bool)
+    if nonnegative is not None:
+        with np.errstate(invalid="ignore"):
+            negative = ok & np.broadcast_to(np.asarray(nonnegative, bool), (n,)) & (given < 0)
+        ok = ok & ~negative
     with np.errstate(invalid="ignore"):
         correct = ok & (diff <= tol)
     diagnosis = np.full(n, None, dtype=object)
     score = np.where(correct, 1.0, 0.0)
     factor = np.ones(n)
     ratio = np.full(n, np.nan)
+    alternative = np.full(n, -1, dtype=np.int64)
+    diagnosis[negative] = "negative"
+    score[negative] = credit["negative"]
     with np.errstate(divide="ignore", invalid="ignore"):
         relative_error = np.where(ok & (expected != 0), (given - expected) / np.abs(expected), np.nan)
 
@@ -317,12 +369,18 @@ def evaluate(given, status, expected, bases, rtol, atol, sigfigs, display_factor
 
     todo = np.flatnonzero(ok & ~correct)
     if todo.size:
-        labels, factors, values, is_pair = _candidates(
+        labels, factors, values, is_pair, which = _candidates(
             expected[todo], bases[todo], {k: [v[todo] for v in vs] for k, vs in alternatives.items()},
             None if percent is None else percent[todo],
         )
         g = given[todo][:, None]
-        cand_tol = _tolerance(values, rtol[todo][:, None], atol[todo][:, None],
+        e = expected[todo][:, None]
+        # the band around a slip's value is the right answer's band transformed by the
+        # slip: the relative part follows the value, and so does the absolute part (a
+        # value 1000 times too small keeps a thousandth of it, so no band reaches 0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            scale = np.where(e != 0, np.abs(values / np.where(e != 0, e, 1.0)), 1.0)
+        cand_tol = _tolerance(values, rtol[todo][:, None], atol[todo][:, None] * scale,
                               sigfigs[todo][:, None], display_factor[todo][:, None])
         with np.errstate(invalid="ignore"):
             gap = np.abs(g - values)
@@ -331,9 +389,12 @@ def evaluate(given, status, expected, bases, rtol, atol, sigfigs, display_factor
             # told apart from a right answer; and the answer must sit clearly closer to
             # the slip's value than to the key (an answer 1.5 % off is not a 2.4 %
             # binary-prefix slip, it is a rounding one)
-            same = np.abs(values - expected[todo][:, None]) <= cand_tol
+            same = np.abs(values - e) <= cand_tol
             far = 2.0 * gap >= diff[todo][:, None]
-        dist = np.where(np.isnan(dist) | same | far | (values == 0), np.inf, dist)
+            # an answer that cannot be told from 0 (0 itself, or within the slip's
+            # tolerance of 0) earns nothing for a slip
+            zero = (g == 0) | (np.abs(g) <= cand_tol)
+        dist = np.where(np.isnan(dist) | same | far | zero | (values == 0), np.inf, dist)
         # the other byte accounting comes before a binary prefix: the two can be 0.1 %
         # apart (1066/1042 = 1.023 against 1.024), and the accounting is what the lab is
         # about
@@ -364,6 +425,7 @@ def evaluate(given, status, expected, bases, rtol, atol, sigfigs, display_factor
                 score[row] = share
                 factor[row] = factors[j]
                 ratio[row] = values[i, j] / expected[row] if expected[row] else np.nan
+                alternative[row] = which[j]
             elif diff[row] <= ROUNDING_FACTOR * tol[row]:
                 diagnosis[row] = "rounding"
                 score[row] = credit["rounding"]
@@ -374,4 +436,5 @@ def evaluate(given, status, expected, bases, rtol, atol, sigfigs, display_factor
         "relative_error": relative_error,
         "factor": factor,
         "ratio": ratio,
+        "alternative": alternative,
     }

@@ -9,8 +9,10 @@ that a Moodle quiz can draw a random variant from each category. A question carr
   tolerance is absolute: ``rtol * |value| + atol``, converted to the unit);
 - optionally, one partially right answer per slip the key knows (the wire/shaper
   accounting, forgotten headers, bytes for bits...), each with its share of the
-  points, the feedback labcalc would give, and half the tolerance (as labcalc's own
-  diagnosis);
+  points, the feedback labcalc would give, and labcalc's own band around the slip's
+  value: half the right answer's tolerance transformed by the slip (a value 1000
+  times too small keeps a thousandth of the absolute tolerance), so that no partly
+  right interval reaches 0;
 - the accepted units with their multipliers (``kbit/s`` is 1000 per ``Mbit/s``).
 
 Percentages (losses, shares) are asked as fractions between 0 and 1 and the text says
@@ -42,8 +44,8 @@ import math
 import xml.etree.ElementTree as ET
 from typing import Iterable, Mapping, Sequence
 
-from labcalc.grading.check import _hint
-from labcalc.grading.diagnosis import _SLIP_BAND, CONTEXT_SLIPS, credit_table
+from labcalc.grading.check import _hint, _times
+from labcalc.grading.diagnosis import _SLIP_BAND, CONTEXT_SLIPS, credit_table, other_accountings
 
 __all__ = ["moodle_xml", "gift", "quiz_items", "MOODLE_FRACTIONS", "UNIT_CHOICES"]
 
@@ -155,32 +157,45 @@ def quiz_items(lab: str = "lab5", seeds: Iterable[int] = range(1, 21), *,
             asked = unit if UNIT_CHOICES.get(unit, ((unit, 1.0),)) else ""  # "%": a fraction
             factor = float(key.display_factors[i]) if asked else 1.0
             value = float(key.values[i])
-            tol = float(key.atol[i] + key.rtol[i] * abs(value))
+            atol, rtol = float(key.atol[i]), float(key.rtol[i])
+            tol = atol + rtol * abs(value)
             right = (100.0, value / factor, tol / factor, "Right.")
             extra = []
             if slips:
-                seen = [value]
+                seen = [(value, tol)]
                 candidates = []
                 for code in CONTEXT_SLIPS:
+                    if code == "wire_vs_shaper":  # the value in each other accounting
+                        for other in other_accountings(accounting):
+                            alt = float(key.other_values.get(other, key.alternatives[code] * math.nan)[i])
+                            if not math.isnan(alt):
+                                candidates.append((code, alt, 1.0, other))
+                        continue
                     alt = float(key.alternatives[code][i])
                     if not math.isnan(alt):
-                        candidates.append((code, alt, 1.0))
+                        candidates.append((code, alt, 1.0, None))
                 for code, factors, bases in _GENERIC_FOR_EXPORT:
                     if (key.units[i] in bases or unit in bases) and value != 0:
                         if code == "percent_fraction" and unit != "%":
                             continue  # a plain number (a constant) is not a share
                         for f in factors:
-                            candidates.append((code, value * f, f))
-                for code, alt, f in candidates:
-                    # the same band as labcalc's own diagnosis: half the tolerance
-                    alt_tol = _SLIP_BAND * float(key.atol[i] + key.rtol[i] * abs(alt))
-                    if any(abs(alt - v) <= key.atol[i] + key.rtol[i] * abs(v) for v in seen):
+                            candidates.append((code, value * f, f, None))
+                for code, alt, f, other in candidates:
+                    # the same band as labcalc's own diagnosis: the right answer's
+                    # tolerance transformed by the slip (both parts scaled with the
+                    # value), halved
+                    scale = abs(alt / value) if value else 1.0
+                    alt_full = atol * scale + rtol * abs(alt)
+                    alt_tol = _SLIP_BAND * alt_full
+                    if any(abs(alt - v) <= t for v, t in seen):
                         continue  # inside the interval of an answer already listed
-                    seen.append(alt)
-                    ratio = alt / value if value else 1.0
-                    feedback = _hint(code, f, ratio, accounting)
-                    feedback = "Partly right: your answer " + feedback.removeprefix("it ") + "."
-                    extra.append((_nearest_fraction(credits[code]), alt / factor, alt_tol / factor, feedback))
+                    # no credit for an answer that cannot be told from 0 (as labcalc)
+                    alt_tol = min(alt_tol, (abs(alt) - alt_full) * (1 - 1e-9))
+                    if alt_tol <= 0:
+                        continue
+                    seen.append((alt, alt_full))
+                    extra.append((_nearest_fraction(credits[code]), alt / factor, alt_tol / factor,
+                                  _feedback(code, f, alt / value if value else 1.0, accounting, other)))
             text = a.text(key.params, accounting)
             text += f" Give the answer in {unit}." if asked else _FORM_TEXT.get(unit, _FORM_TEXT[""])
             items.append({
@@ -189,6 +204,15 @@ def quiz_items(lab: str = "lab5", seeds: Iterable[int] = range(1, 21), *,
                 "answers": [right] + extra,
             })
     return items
+
+
+def _feedback(code: str, factor: float, ratio: float, accounting: str, other: str | None) -> str:
+    """The feedback of a partially right answer, worded for the quiz."""
+    if code == "percent_fraction":
+        # the quiz asks for a fraction between 0 and 1, the number only (no % sign)
+        return (f"Partly right: your answer is {_times(factor)}: it looks like a percentage; "
+                f"give the share as a fraction between 0 and 1, the number only (25 % is 0.25).")
+    return "Partly right: your answer " + _hint(code, factor, ratio, accounting, other).removeprefix("it ") + "."
 
 
 _GENERIC_FOR_EXPORT = (

@@ -27,7 +27,7 @@ from typing import Iterable, Mapping
 import numpy as np
 
 from labcalc.grading.check import CheckResult, check, display_scale
-from labcalc.grading.diagnosis import CONTEXT_SLIPS, other_accounting
+from labcalc.grading.diagnosis import CONTEXT_SLIPS, other_accounting, other_accountings
 
 __all__ = ["AnswerKey", "answer_key", "answer_keys", "check_answer", "clear_key_cache"]
 
@@ -58,7 +58,12 @@ class AnswerKey:
         Tolerances (``atol`` in base units) and points of each answer.
     alternatives : mapping of str to ndarray
         For each context slip, the value a student making it would find (NaN where
-        the slip does not apply).
+        the slip does not apply); ``wire_vs_shaper`` holds the value in the first of
+        :func:`labcalc.grading.diagnosis.other_accountings`.
+    other_values : mapping of str to ndarray
+        The value in each of :func:`labcalc.grading.diagnosis.other_accountings` of
+        ``accounting`` (NaN where it is the key's value): all of them are
+        ``wire_vs_shaper`` slips, and messages name the one that matched.
 
     Examples
     --------
@@ -80,6 +85,12 @@ class AnswerKey:
     atol: np.ndarray
     points: np.ndarray
     alternatives: Mapping[str, np.ndarray]
+    other_values: Mapping[str, np.ndarray] | None = None
+
+    def __post_init__(self):
+        if self.other_values is None:  # a key built by hand: the one wire_vs_shaper value
+            object.__setattr__(self, "other_values", {
+                other_accounting(self.accounting): self.alternatives["wire_vs_shaper"]})
 
     def index(self, answer_id: str) -> int:
         """Position of ``answer_id`` in the key.
@@ -145,9 +156,10 @@ def answer_key(lab: str = "lab5", seed: int = 0, accounting: str = "wire") -> An
     seed : int, default 0
         Variant seed; 0 is the handout's scenario (see ``lab.variant``).
     accounting : {"wire", "tc", "frame", "ip"}, default "wire"
-        Byte accounting of the expected values. The value in the other accounting
-        (:func:`labcalc.grading.diagnosis.other_accounting`: ``"tc"`` for a wire key,
-        ``"wire"`` for any other) becomes the ``wire_vs_shaper`` slip.
+        Byte accounting of the expected values. The values in the other accountings
+        (:func:`labcalc.grading.diagnosis.other_accountings`: ``"tc"`` for a wire key,
+        ``"wire"`` for a tc key, both for a frame or ip key) become ``wire_vs_shaper``
+        slips.
 
     Returns
     -------
@@ -215,9 +227,14 @@ def _build_key(lab: str, seed: int, accounting: str) -> AnswerKey:
     params = module.variant(seed)
     answers = module.ANSWERS
     values = np.array(module.answer_values(params, accounting), dtype=float)
-    other = np.array(module.answer_values(params, _other_accounting(accounting)), dtype=float)
+    others = {acc: np.array(module.answer_values(params, acc), dtype=float)
+              for acc in other_accountings(accounting)}
+    other = others[_other_accounting(accounting)]
     n = len(answers)
     alternatives = {code: np.full(n, np.nan) for code in CONTEXT_SLIPS}
+    with np.errstate(invalid="ignore"):
+        other_values = {acc: np.where(np.abs(o - values) > 1e-9 * np.maximum(np.abs(values), 1e-300),
+                                      o, np.nan) for acc, o in others.items()}
     factors = np.empty(n)
     for i, a in enumerate(answers):
         v = values[i]
@@ -238,7 +255,7 @@ def _build_key(lab: str, seed: int, accounting: str) -> AnswerKey:
             alternatives["goodput_for_rate"][i] = v * e
         elif a.kind == "size":
             alternatives["header_overhead"][i] = v * e
-    for arr in alternatives.values():
+    for arr in (*alternatives.values(), *other_values.values()):
         arr.setflags(write=False)
     arrays = {
         "values": values, "display_factors": factors,
@@ -252,7 +269,7 @@ def _build_key(lab: str, seed: int, accounting: str) -> AnswerKey:
         lab=lab, seed=int(seed), accounting=accounting, params=params,
         ids=tuple(a.id for a in answers), units=tuple(a.unit for a in answers),
         display_units=tuple(a.display_unit for a in answers), alternatives=alternatives,
-        **arrays,
+        other_values=other_values, **arrays,
     )
 
 
@@ -339,7 +356,7 @@ def _compute_keys(lab: str, seeds: list[int], accounting: str) -> list[AnswerKey
                 except (ValueError, ArithmeticError):
                     pass  # reported by _build_key below
             prepare = getattr(module, "precompute", None)  # optional in a lab module
-            together = (prepare(params, (accounting, _other_accounting(accounting)))
+            together = (prepare(params, (accounting, *other_accountings(accounting)))
                         if prepare is not None else contextlib.nullcontext())
             with together:
                 for s in block:
@@ -386,7 +403,8 @@ def answer_keys(lab: str = "lab5", seeds: Iterable[int] = (0,), accounting: str 
     Notes
     -----
     One key alone costs about 20 ms (two passes of the lab's computations, in the
-    key's accounting and in the other one, mostly Python overhead of small solves).
+    key's accounting and in the other one, mostly Python overhead of small solves; a
+    third for a frame or ip key, whose slips include both the wire's and the shaper's).
     Many keys are computed together: the lab's networks of up to 2000 variants are
     solved as one disjoint union per computation (``lab.precompute``), about 2 ms per
     key; the keys are then cached for the rest of the session. Workers are started with the ``forkserver``
@@ -482,7 +500,11 @@ def check_answer(answer_id: str, answer, *, lab: str = "lab5", seed: int = 0,
     key = answer_key(lab, seed, accounting)
     i = key.index(answer_id)
     alternatives = {code: float(arr[i]) for code, arr in key.alternatives.items()
-                    if not math.isnan(arr[i])}
+                    if not math.isnan(arr[i]) and code != "wire_vs_shaper"}
+    names = [acc for acc, arr in key.other_values.items() if not math.isnan(arr[i])]
+    if names:
+        alternatives["wire_vs_shaper"] = [float(key.other_values[acc][i]) for acc in names]
     return check(answer, float(key.values[i]), unit=key.display_units[i],
                  rtol=float(key.rtol[i]), atol=float(key.atol[i]), sigfigs=sigfigs,
-                 alternatives=alternatives, credit=credit, accounting=accounting)
+                 alternatives=alternatives, credit=credit, accounting=accounting,
+                 alternative_accountings=names)
