@@ -16,6 +16,13 @@ A student's own file may lack some rows. :func:`measured` then returns a ``defau
 a missing result, and the tables show such rows as *missing* with the verdict
 *no data* and a note naming the measurement and the file.
 
+A hand-written file is read with some forgiveness (spaces around the commas, capitals in
+the header and the metric names, no ``note`` column, a row repeated with the same value)
+but never guesses: a blank unit for a quantity that has one, or the same measurement with
+two values, stops :func:`load_measurements` with the file, the row and the column.
+Lookups with :func:`measured` should name every filter the file has (question, scenario, flow,
+metric), and ``kind=`` checks that a value fed to a model has the right kind of unit.
+
 Examples
 --------
 >>> import io
@@ -32,14 +39,21 @@ from pathlib import Path
 
 __all__ = [
     "REQUIRED_COLUMNS",
+    "KEY_COLUMNS",
+    "FILE_COLUMNS",
     "load_measurements",
+    "metric_kind",
     "measured",
+    "select",
+    "measurement_rows",
     "missing_note",
     "missing_inputs",
     "if_measured",
     "compare",
     "compare_measured",
     "format_comparison",
+    "compare_band",
+    "format_band",
     "pick",
     "check_answer",
     "MeasurementError",
@@ -48,35 +62,115 @@ __all__ = [
 #: Columns every measurement file must have (``note`` is optional).
 REQUIRED_COLUMNS = ("question", "scenario", "flow", "metric", "value", "unit")
 
+#: The columns that name one measurement; a file may hold each combination once.
+KEY_COLUMNS = ("question", "scenario", "flow", "metric")
+
+#: The columns of a measurement file as written (what :func:`measurement_rows` shows).
+FILE_COLUMNS = (*REQUIRED_COLUMNS, "note")
+
+#: What each base unit is, for messages.
+_KIND_NAMES = {"bit/s": "a rate (bit/s, kbit/s, Mbit/s, kB/s...)", "s": "a time (s, ms)",
+               "byte": "a size in bytes (bytes, kB...)", "packet": "a count of packets (packets, segments)",
+               "1": "a plain number or a percentage (1, %)"}
+
+#: Words of a metric name (split at "_") that say which kind of quantity it is.
+_METRIC_WORDS = {
+    "1": {"share", "jain", "fairness", "utilisation", "utilization", "efficiency", "ratio", "fraction",
+          "probability", "beta"},
+    "s": {"rtt", "delay", "time", "duration", "rto", "srtt", "jitter", "mdev"},
+    "bit/s": {"goodput", "throughput", "rate", "bandwidth", "capacity", "bps"},
+    "size": {"cwnd", "ssthresh", "queue", "backlog", "window", "buffer", "transfer", "mss", "mtu", "size"},
+}
+
 
 class MeasurementError(ValueError):
     """A measurement file is unreadable or a row is invalid (the message says where)."""
 
 
-def load_measurements(source):
+def metric_kind(metric: str):
+    """The base units a metric's name implies, or None when the name does not say.
+
+    The name is split at underscores and each word looked up: ``rtt``, ``delay``,
+    ``time`` are times; ``goodput``, ``rate``, ``throughput`` rates; ``cwnd``,
+    ``queue``, ``mss`` sizes (bytes or packets); a loss (:func:`load_measurements`'s
+    rule: ``loss``, ``..._loss``) and ``share``, ``jain``, ``ratio``, ``beta``... plain
+    numbers. A name whose words point to two different kinds (``cwnd_first_loss``) or to
+    none (``C``) gives None.
+
+    Parameters
+    ----------
+    metric : str
+        A metric name of a measurement file (case does not matter).
+
+    Returns
+    -------
+    tuple of str or None
+        The base units the metric may have (``("s",)``, ``("bit/s",)``,
+        ``("byte", "packet")``, ``("1",)``), or None.
+
+    Examples
+    --------
+    >>> metric_kind("rtt_min"), metric_kind("offered_rate"), metric_kind("Loss")
+    (('s',), ('bit/s',), ('1',))
+    >>> metric_kind("max_queue"), metric_kind("cwnd_first_loss"), metric_kind("C")
+    (('byte', 'packet'), None, None)
+    """
+    name = str(metric).strip().lower()
+    words = set(name.split("_"))
+    kinds = {kind for kind, known in _METRIC_WORDS.items() if words & known}
+    if _is_loss(name):
+        kinds.add("1")
+    if len(kinds) != 1:
+        return None
+    kind = kinds.pop()
+    return ("byte", "packet") if kind == "size" else (kind,)
+
+
+def _kind_text(kinds) -> str:
+    return " or ".join(_KIND_NAMES.get(k, repr(k)) for k in kinds)
+
+
+def load_measurements(source, quiet: bool = False):
     """Read one or more tidy measurement CSV files.
+
+    The reader forgives what a hand-written file often has: spaces around the commas
+    and the header names, header names in capitals, no ``note`` column (an empty one is
+    added), metric names in capitals (``Goodput``: metric names are stored in lower
+    case, and :func:`measured` lower-cases the metric it looks for), units in any case
+    where that is unambiguous (``Segments``, ``KBit/s``; ``Ms`` is refused, it would be
+    megaseconds). It refuses what it cannot read unambiguously: a blank unit, except
+    for a metric whose name says it is a plain number or a percentage (a loss, a
+    share: see :func:`metric_kind`), and the same measurement (question, scenario, flow,
+    metric) given twice with different values. The same measurement given twice with
+    the same value is kept once, with a printed note.
 
     Parameters
     ----------
     source : path, file-like, or list of paths
         A CSV file, an open text stream, a folder (every ``*.csv`` in it, sorted), or a
         list of any of these.
+    quiet : bool, default False
+        Do not print the note about repeated rows.
 
     Returns
     -------
     pandas.DataFrame
-        The file's columns plus ``value_base`` (float, base units) and ``base_unit``
+        The file's columns (``note`` empty when the file has none), stripped of
+        surrounding spaces, plus ``value_base`` (float, base units) and ``base_unit``
         (``"bit/s"``, ``"s"``, ``"byte"``, ``"packet"``, ``"1"``; percentages become
-        fractions; ``segments`` count as packets). ``file`` names the source (its file
-        name, or ``"<stream>"`` for an open text stream without a name).
+        fractions; ``segments`` count as packets), ``file`` (the source's file name, or
+        ``"<stream>"`` for an open text stream without a name) and ``row`` (the row in
+        that file, header = 1). ``df.attrs["files"]`` lists the sources, even when they
+        hold no rows.
 
     Raises
     ------
     MeasurementError
-        A missing file or column, a value that is not a number, an unknown unit, a loss
-        (a metric named ``loss`` or ``..._loss``, in % or as a fraction) outside 0-100 %;
-        the message names the file, the row (as numbered in the file, header = 1), the
-        column and the value.
+        A missing file or column, a value that is not a number, an unknown unit, a blank
+        unit for a metric that is not a plain number, a loss (a metric named ``loss`` or
+        ``..._loss``, in % or as a fraction) outside 0-100 %, two rows for the same
+        measurement with different values; the message names the file, the row (as
+        numbered in the file, header = 1), the column and the value.
 
     Examples
     --------
@@ -85,14 +179,34 @@ def load_measurements(source):
     >>> row = m[(m.scenario == "A2") & (m.flow == "h1_udp") & (m.metric == "loss")]
     >>> float(row.value_base.iloc[0])
     0.0358
+
+    Spaces, capitals and a missing ``note`` column are accepted:
+
+    >>> import io
+    >>> m = load_measurements(io.StringIO("question, scenario, flow, Metric, value, unit\\n"
+    ...                                   "Q7, 5M , h1, Goodput, 4.79, Mbit/s\\n"))
+    >>> m.scenario[0], m.metric[0], float(m.value_base[0]), m.note[0]
+    ('5M', 'goodput', 4790000.0, '')
+
+    An RTT without a unit is refused:
+
+    >>> load_measurements(io.StringIO("question,scenario,flow,metric,value,unit\\nQ18,B2,h2,rtt,60,\\n"))
+    Traceback (most recent call last):
+    ...
+    labcalc.compare.MeasurementError: <stream>, row 2, column 'unit': blank unit for metric 'rtt' (value 60); give its unit: a time (s, ms)
     """
     import pandas as pd
 
-    from labcalc.units import parse_quantity
-
     if isinstance(source, (list, tuple)):
-        frames = [load_measurements(s) for s in source]
-        return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(REQUIRED_COLUMNS))
+        frames = [load_measurements(s, quiet=quiet) for s in source]
+        files = [f for frame in frames for f in frame.attrs.get("files", [])]
+        if not frames:
+            df = pd.DataFrame(columns=[*FILE_COLUMNS, "value_base", "base_unit", "file", "row"])
+        else:
+            df = pd.concat(frames, ignore_index=True)
+            df = _drop_repeated(df, None, quiet)
+        df.attrs["files"] = files
+        return df
     name = getattr(source, "name", None) or "<stream>"
     if isinstance(source, (str, Path)):
         path = Path(source)
@@ -100,51 +214,124 @@ def load_measurements(source):
             files = sorted(path.glob("*.csv"))
             if not files:
                 raise MeasurementError(f"{path}: folder holds no *.csv measurement file")
-            return load_measurements(files)
+            return load_measurements(files, quiet=quiet)
         if not path.exists():
             raise MeasurementError(f"{path}: measurement file not found")
         name = str(path)
+    short = Path(name).name if name != "<stream>" else name
     try:
-        df = pd.read_csv(source, dtype={"value": str}, keep_default_na=False, comment=None)
-    except (pd.errors.ParserError, UnicodeDecodeError, pd.errors.EmptyDataError) as exc:
+        df = pd.read_csv(source, dtype=str, keep_default_na=False, comment=None, skipinitialspace=True)
+    except pd.errors.EmptyDataError:
+        raise MeasurementError(f"{name}: the file is empty (not even a header line)") from None
+    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
         raise MeasurementError(f"{name}: not a readable CSV ({exc})") from None
+    df.columns = [str(c).strip().lstrip("\ufeff").strip().lower() for c in df.columns]
     missing = [c for c in REQUIRED_COLUMNS if c not in df.columns]
     if missing:
         raise MeasurementError(
             f"{name}: missing column {missing[0]!r} (a measurement file needs {', '.join(REQUIRED_COLUMNS)})"
         )
-    values, units = [], []
-    metrics = df["metric"].astype(str).str.strip()
-    for row_number, (value, unit, metric) in enumerate(zip(df["value"], df["unit"], metrics), start=2):
+    if "note" not in df.columns:
+        df["note"] = ""
+    for column in (*KEY_COLUMNS, "value", "unit", "note"):
+        df[column] = df[column].astype(str).str.strip()
+    df["metric"] = df["metric"].str.lower()
+    values, bases, units = [], [], []
+    for row_number, (value, unit, metric) in enumerate(zip(df["value"], df["unit"], df["metric"]), start=2):
         try:
             number = float(value)
         except ValueError:
             raise MeasurementError(f"{name}, row {row_number}: value {value!r} is not a number") from None
         if not math.isfinite(number):
             raise MeasurementError(f"{name}, row {row_number}: value {value!r} is not finite")
-        unit = str(unit).strip()
-        if unit in ("segments", "segment"):
+        kinds = metric_kind(metric)
+        if unit == "":
+            if kinds != ("1",):
+                hint = f"give its unit: {_kind_text(kinds)}" if kinds else "give its unit (1 for a plain number)"
+                raise MeasurementError(
+                    f"{name}, row {row_number}, column 'unit': blank unit for metric {metric!r} (value {value}); {hint}")
+            base, base_unit = number, "1"
+        elif unit.lower() in ("segments", "segment", "segs", "seg"):
             base, base_unit = number, "packet"
-        elif unit in ("", "1"):
+        elif unit == "1":
             base, base_unit = number, "1"
         else:
             try:
-                base, base_unit = parse_quantity(f"{number!r} {unit}" if unit != "%" else f"{number!r} %")
+                base, base_unit = _parse_unit(number, unit)
             except ValueError:
-                raise MeasurementError(f"{name}, row {row_number}: unknown unit {unit!r}") from None
+                raise MeasurementError(f"{name}, row {row_number}, column 'unit': unknown unit {unit!r}") from None
         if base_unit == "1" and _is_loss(metric) and not 0.0 <= base <= 1.0:
             shown = f"{value} {unit}".strip()
             limits = "0 and 100 %" if unit == "%" else "0 and 1 (or give it in %)"
             raise MeasurementError(
                 f"{name}, row {row_number}, column 'value': {shown!r} is not a loss; metric {metric!r} "
                 f"must lie between {limits}")
-        values.append(base)
+        values.append(number)
+        bases.append(base)
         units.append(base_unit)
-    df["value"] = df["value"].astype(float)
-    df["value_base"] = values
-    df["base_unit"] = units
-    df["file"] = Path(name).name if name != "<stream>" else name
+    df["value"] = pd.Series(values, index=df.index, dtype=float)
+    df["value_base"] = pd.Series(bases, index=df.index, dtype=float)
+    df["base_unit"] = pd.Series(units, index=df.index, dtype=object)
+    df["file"] = short
+    df["row"] = range(2, len(df) + 2)
+    df = _drop_repeated(df, name, quiet)
+    df.attrs["files"] = [short]
     return df
+
+
+def _parse_unit(number: float, unit: str):
+    """(value in base units, base unit) of ``number unit``, via :func:`labcalc.units.parse_quantity`."""
+    from labcalc.units import parse_quantity
+
+    return parse_quantity(f"{number!r} {unit}")
+
+
+def _where(rows, path: str | None = None) -> str:
+    """``"part1.csv rows 3 and 4"`` / ``"a.csv row 3, b.csv row 2"`` for rows of a measurement table.
+
+    ``path`` (the file as the user named it) replaces the file name when all rows come from
+    one file: ``"../data/part1.csv, rows 3 and 4"``.
+    """
+    if "row" not in rows.columns:
+        return f"{len(rows)} row{'' if len(rows) == 1 else 's'}"
+    by_file: dict = {}
+    for f, r in zip(rows["file"], rows["row"]):
+        by_file.setdefault(str(f), []).append(int(r))
+    parts = []
+    for f, numbers in by_file.items():
+        listed = ", ".join(str(n) for n in numbers[:-1]) + (" and " if len(numbers) > 1 else "") + str(numbers[-1])
+        where = f"{path}," if path is not None and len(by_file) == 1 else f
+        parts.append(f"{where} row{'s' if len(numbers) > 1 else ''} {listed}")
+    return ", ".join(parts)
+
+
+def _key_text(key) -> str:
+    question, scenario, flow, metric = key
+    return f"{question} (scenario {scenario!r}, flow {flow!r}, metric {metric!r})"
+
+
+def _drop_repeated(df, path: str | None, quiet: bool):
+    """Keep one of several rows for the same measurement with the same value; refuse different values."""
+    repeated = df[df.duplicated(list(KEY_COLUMNS), keep=False)]
+    if repeated.empty:
+        return df
+    notes = []
+    for key, group in repeated.groupby(list(KEY_COLUMNS), sort=False):
+        first = group.iloc[0]
+        same = all(u == first.base_unit and math.isclose(v, first.value_base, rel_tol=1e-9, abs_tol=1e-12)
+                   for u, v in zip(group.base_unit, group.value_base))
+        if not same:
+            shown = "; ".join(f"{v:g} {u}".strip() for v, u in zip(group["value"], group["unit"]))
+            raise MeasurementError(
+                f"{_where(group, path)}: the same measurement {_key_text(key)} with different values "
+                f"({shown}); keep one row, or tell the runs apart in the scenario column")
+        notes.append(f"{_where(group)} repeat {_key_text(key)} with the same value")
+    if notes and not quiet:
+        for text in notes[:3]:
+            print(f"note: {text}; using it once")
+        if len(notes) > 3:
+            print(f"note: ... and {len(notes) - 3} more measurements repeated with the same value; each is used once")
+    return df.drop_duplicates(list(KEY_COLUMNS), keep="first").reset_index(drop=True)
 
 
 def _is_loss(metric: str) -> bool:
@@ -157,12 +344,40 @@ def _is_loss(metric: str) -> bool:
 _RAISE = object()
 
 
-def _rows(df, question, scenario, flow, metric):
-    sel = df["question"] == question
+def _clean(value):
+    return value.strip() if isinstance(value, str) else value
+
+
+def _rows(df, question, scenario=None, flow=None, metric=None):
+    sel = df["question"] == _clean(question)
     for column, wanted in (("scenario", scenario), ("flow", flow), ("metric", metric)):
         if wanted is not None:
+            wanted = _clean(wanted)
+            if column == "metric" and isinstance(wanted, str):
+                wanted = wanted.lower()
             sel &= df[column] == wanted
     return df[sel]
+
+
+def _files(df) -> str:
+    files = list(dict.fromkeys(df["file"])) if "file" in df.columns and len(df) else []
+    if not files:
+        files = list(getattr(df, "attrs", {}).get("files", []))
+    return ", ".join(str(f) for f in files) if files else "the measurements"
+
+
+def _check_kind(rows, kind, what: str = "") -> None:
+    """Raise MeasurementError when a row's base unit is not one of ``kind``."""
+    if kind is None:
+        return
+    kinds = (kind,) if isinstance(kind, str) else tuple(kind)
+    for _, row in rows.iterrows():
+        if row["base_unit"] not in kinds:
+            where = _where(rows.loc[[_]]) if "row" in rows.columns else "a row"
+            unit = row["unit"] if str(row["unit"]).strip() else "no unit"
+            raise MeasurementError(
+                f"{where}, column 'unit': {row['question']} metric {row['metric']!r} is in {unit!r}, "
+                f"{_KIND_NAMES.get(row['base_unit'], row['base_unit'])}; {what}it must be {_kind_text(kinds)}")
 
 
 def missing_note(df, question: str, scenario: str | None = None, flow: str | None = None,
@@ -172,8 +387,8 @@ def missing_note(df, question: str, scenario: str | None = None, flow: str | Non
     Parameters
     ----------
     df : pandas.DataFrame
-        Measurements as returned by :func:`load_measurements` (its ``file`` column names
-        the file).
+        Measurements as returned by :func:`load_measurements` (its ``file`` column, or
+        ``df.attrs["files"]`` for a file without rows, names the file).
     question : str
         Question id, e.g. ``"Q42"``.
     scenario, flow, metric : str, optional
@@ -194,14 +409,12 @@ def missing_note(df, question: str, scenario: str | None = None, flow: str | Non
     """
     parts = [f"{column} {value!r}" for column, value in
              (("scenario", scenario), ("flow", flow), ("metric", metric)) if value is not None]
-    files = list(dict.fromkeys(df["file"])) if "file" in df.columns and len(df) else []
-    where = ", ".join(str(f) for f in files) if files else "the measurements"
     what = f" ({', '.join(parts)})" if parts else ""
-    return f"no measurement for {question}{what} in {where}"
+    return f"no measurement for {question}{what} in {_files(df)}"
 
 
 def measured(df, question: str, scenario: str | None = None, flow: str | None = None,
-             metric: str | None = None, *, default=_RAISE, note: bool = False) -> float:
+             metric: str | None = None, *, default=_RAISE, note: bool = False, kind=None) -> float:
     """The single measured value (base units) matching the filters.
 
     Parameters
@@ -211,7 +424,10 @@ def measured(df, question: str, scenario: str | None = None, flow: str | None = 
     question : str
         Question id, e.g. ``"Q42"``.
     scenario, flow, metric : str, optional
-        Further filters on the columns of the same name; None does not filter.
+        Further filters on the columns of the same name; None does not filter. Name all
+        that the file has: a filter left out matches every run or flow, and a second
+        row (another flow, a repeated run) then makes the lookup ambiguous. Spaces
+        around the texts do not matter; the metric is matched in lower case.
     default : float, optional
         Returned when no row matches (typically ``math.nan``: a measurement the file does
         not hold); without it a missing row raises. Several matching rows always raise.
@@ -219,6 +435,11 @@ def measured(df, question: str, scenario: str | None = None, flow: str | None = 
         When ``default`` is returned, print a one-line note saying which measurement is
         missing from which file (see :func:`missing_note`), and the value used instead
         when ``default`` is a finite number.
+    kind : str or tuple of str, optional
+        The base unit(s) the value must have (``"s"``, ``"bit/s"``, ``"byte"``,
+        ``"packet"``, ``"1"``): give it when the value feeds a model, so that an RTT
+        typed in kbit/s or a rate in ms stops with a clear message instead of giving
+        a wrong prediction.
 
     Returns
     -------
@@ -229,18 +450,25 @@ def measured(df, question: str, scenario: str | None = None, flow: str | None = 
     Raises
     ------
     KeyError
-        When more than one row matches, or none and no ``default`` is given; the message
-        says which filters.
+        When more than one row matches (the message names the files and rows), or none
+        and no ``default`` is given; the message says which filters.
+    MeasurementError
+        When the matching row's unit is not of the ``kind`` asked for (the message
+        names the file, the row and the unit).
 
     Examples
     --------
     >>> from labcalc.data import measurement_path
     >>> m = load_measurements(measurement_path("lab5"))
-    >>> measured(m, "Q42", flow="1to3", metric="goodput")
+    >>> measured(m, "Q42", scenario="two bottlenecks", flow="1to3", metric="goodput", kind="bit/s")
     1740000.0
     >>> measured(m, "Q42", flow="1to3", metric="loss", default=float("nan"), note=True)
     note: no measurement for Q42 (flow '1to3', metric 'loss') in bonus.csv, part1.csv, part2.csv, part3.csv, part4.csv, part5.csv
     nan
+    >>> measured(m, "Q43", flow="1to3", metric="rtt", kind="bit/s")
+    Traceback (most recent call last):
+    ...
+    labcalc.compare.MeasurementError: part5.csv row 6, column 'unit': Q43 metric 'rtt' is in 'ms', a time (s, ms); it must be a rate (bit/s, kbit/s, Mbit/s, kB/s...)
     """
     rows = _rows(df, question, scenario, flow, metric)
     if len(rows) == 0 and default is not _RAISE:
@@ -251,11 +479,98 @@ def measured(df, question: str, scenario: str | None = None, flow: str | None = 
             print(f"note: {missing_note(df, question, scenario, flow, metric)}{using}")
         return default
     if len(rows) != 1:
+        where = f" ({_where(rows)})" if len(rows) else f" in {_files(df)}"
+        hint = "; name the scenario and the flow to pick one" if len(rows) else ""
         raise KeyError(
             f"{len(rows)} measurements match question={question!r}, scenario={scenario!r}, "
-            f"flow={flow!r}, metric={metric!r}; expected exactly one"
+            f"flow={flow!r}, metric={metric!r}{where}; expected exactly one{hint}"
         )
+    _check_kind(rows, kind)
     return float(rows["value_base"].iloc[0])
+
+
+def select(df, question: str | None = None, scenario: str | None = None, flow: str | None = None,
+           metric: str | None = None, *, kind=None):
+    """Every row matching the filters, e.g. the input rows a notebook builds predictions on.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Measurements as returned by :func:`load_measurements`.
+    question, scenario, flow, metric : str, optional
+        Filters on the columns of the same name; None does not filter (the metric is
+        matched in lower case).
+    kind : str or tuple of str, optional
+        The base unit(s) every matching row must have (as in :func:`measured`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The matching rows (possibly none), in file order.
+
+    Raises
+    ------
+    MeasurementError
+        When a matching row's unit is not of the ``kind`` asked for.
+
+    Examples
+    --------
+    >>> from labcalc.data import measurement_path
+    >>> m = load_measurements(measurement_path("lab5", "part1.csv"))
+    >>> offered = select(m, metric="offered_rate", flow="h1_udp", kind="bit/s")
+    >>> offered.value_base.tolist()
+    [1000000.0, 4500000.0, 5000000.0, 10000000.0, 20000000.0]
+    """
+    sel = df["question"] == df["question"] if question is None else df["question"] == _clean(question)
+    for column, wanted in (("scenario", scenario), ("flow", flow), ("metric", metric)):
+        if wanted is not None:
+            wanted = _clean(wanted)
+            sel &= df[column] == (wanted.lower() if column == "metric" else wanted)
+    rows = df[sel]
+    _check_kind(rows, kind)
+    return rows
+
+
+def measurement_rows(df, question: str | None = None, base: bool = False):
+    """The rows of a measurement file as written, numbered as in the file (for display).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Measurements as returned by :func:`load_measurements`.
+    question : str or sequence of str, optional
+        Only the rows of this question (or these questions).
+    base : bool, default False
+        Also show ``value_base`` and ``base_unit``, the value as labcalc uses it.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``question``, ``scenario``, ``flow``, ``metric``, ``value``, ``unit``,
+        ``note`` (and ``file`` when the rows come from several files), indexed by the row
+        number in the file (header = 1), so that a row is easy to find and fix.
+
+    Examples
+    --------
+    >>> import io
+    >>> m = load_measurements(io.StringIO("question,scenario,flow,metric,value,unit\\nQ7,5M,h1,goodput,4798,kbit/s\\n"))
+    >>> measurement_rows(m).columns.tolist(), measurement_rows(m).index.tolist()
+    (['question', 'scenario', 'flow', 'metric', 'value', 'unit', 'note'], [2])
+    """
+    rows = df
+    if question is not None:
+        wanted = [question] if isinstance(question, str) else list(question)
+        rows = rows[rows["question"].isin(wanted)]
+    columns = [c for c in FILE_COLUMNS if c in rows.columns]
+    if base:
+        columns += ["value_base", "base_unit"]
+    if "file" in rows.columns and rows["file"].nunique() > 1:
+        columns.append("file")
+    out = rows[columns].copy()
+    if "row" in rows.columns:
+        out.index = rows["row"].to_numpy()
+        out.index.name = "row"
+    return out
 
 
 def missing_inputs(df, metric: str, flow: str | None = None, uses: str = "its predictions",
@@ -481,10 +796,12 @@ def compare_measured(measurements, rows, rtol: float = 0.05):
             if text not in notes:
                 notes.append(text)
         else:
-            got = _rows(measurements, selector["question"], selector.get("scenario"), selector.get("flow"),
-                        selector.get("metric"))["base_unit"].iloc[0]
+            match = _rows(measurements, selector["question"], selector.get("scenario"), selector.get("flow"),
+                          selector.get("metric"))
+            got = match["base_unit"].iloc[0]
             if got != unit:
-                raise ValueError(f"{label}: the measurement is in {got!r}, the prediction in {unit!r}")
+                raise ValueError(f"{label}: the measurement ({_where(match)}) is in {got!r}, "
+                                 f"the prediction in {unit!r}")
         values.append(value)
     table = compare([(r[0], r[1], v, r[2]) for r, v in zip(rows, values)], rtol=rtol)
     table.attrs["notes"] = notes
@@ -569,6 +886,127 @@ def format_comparison(table, digits: int = 1, label_width: int | None = None,
     lines.append(line(head))
     lines.extend(line(c) for c in cells)
     lines.extend(f"note: {text}" for text in [*table.attrs.get("notes", ()), *notes])
+    return "\n".join(lines)
+
+
+def compare_band(measurements, rows):
+    """Measurements against a predicted range: inside the band or outside it.
+
+    Some models predict a range rather than a value, e.g. RED holds the queue between
+    two thresholds, so the queueing delay lies between two times. Comparing with one end
+    of the range, or with whichever end is nearer, would flatter the model; this states
+    the range and says whether each measurement lies in it, and by how much it misses
+    otherwise.
+
+    Parameters
+    ----------
+    measurements : pandas.DataFrame
+        From :func:`load_measurements`.
+    rows : iterable of (label, low, high, unit, selector)
+        The band ``[low, high]`` in base units, ``unit`` one of ``"bit/s"``, ``"s"``,
+        ``"byte"``, ``"packet"``, ``"1"``, ``selector`` a dict with ``question`` and
+        optionally ``scenario``, ``flow``, ``metric`` (as in :func:`measured`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by label: ``low``, ``high``, ``measured`` (display units, as in
+        :func:`compare`), ``unit`` (display), ``outside`` (how far the measurement lies
+        outside the band, display units: negative below, positive above, 0 inside),
+        ``verdict`` (``"inside"``, ``"outside"`` or ``"no data"``).
+        ``df.attrs["notes"]`` lists the missing measurements.
+
+    Raises
+    ------
+    ValueError
+        A band with ``low > high``, an unknown unit, a measurement whose unit is not of
+        the band's kind, or several matching rows.
+
+    Examples
+    --------
+    >>> import io
+    >>> m = load_measurements(io.StringIO(
+    ...     "question,scenario,flow,metric,value,unit\\nQ47,RED,h1,rtt,50,ms\\nQ52,RED,h1,rtt,58,ms\\n"))
+    >>> t = compare_band(m, [("Q47", 0.048, 0.056, "s", dict(question="Q47", flow="h1", metric="rtt")),
+    ...                      ("Q52", 0.048, 0.056, "s", dict(question="Q52", flow="h1", metric="rtt"))])
+    >>> t.verdict.tolist(), [round(float(x), 1) for x in t.outside]
+    (['inside', 'outside'], [0.0, 2.0])
+    """
+    import pandas as pd
+
+    records, notes = [], []
+    for label, low, high, unit, selector in rows:
+        if unit not in _DISPLAY:
+            raise ValueError(f"unit of {label!r} must be one of {', '.join(_DISPLAY)}; got {unit!r}")
+        low, high = float(low), float(high)
+        if low > high:
+            raise ValueError(f"{label}: the band's low end {low!r} is above its high end {high!r}")
+        try:
+            value = measured(measurements, **selector, default=math.nan, kind=unit)
+        except KeyError as exc:
+            raise ValueError(f"{label}: {exc.args[0]}") from None
+        scale, shown = _DISPLAY[unit]
+        if math.isnan(value):
+            text = missing_note(measurements, **selector)
+            if text not in notes:
+                notes.append(text)
+            records.append((label, low / scale, high / scale, math.nan, shown, math.nan, "no data"))
+            continue
+        outside = value - high if value > high else (value - low if value < low else 0.0)
+        records.append((label, low / scale, high / scale, value / scale, shown, outside / scale,
+                        "inside" if outside == 0 else "outside"))
+    df = pd.DataFrame(records, columns=["label", "low", "high", "measured", "unit", "outside", "verdict"])
+    df = df.set_index("label")
+    df.attrs["notes"] = notes
+    return df
+
+
+def format_band(table, digits: int = 1) -> str:
+    """A band comparison (:func:`compare_band`) as fixed-precision text.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        From :func:`compare_band`.
+    digits : int, default 1
+        Decimals of the band, the measurement and the distance (display units).
+
+    Returns
+    -------
+    str
+        A first line stating the rule, a header, one line per row (the band as
+        ``low - high``, ``missing`` for a missing measurement) and one ``note:`` line
+        per missing measurement.
+
+    Examples
+    --------
+    >>> import io
+    >>> m = load_measurements(io.StringIO("question,scenario,flow,metric,value,unit\\nQ47,RED,h1,rtt,50,ms\\n"))
+    >>> print(format_band(compare_band(m, [("Q47 RTT", 0.048, 0.056, "s", dict(question="Q47", metric="rtt"))])))
+    verdict: inside when low <= measured <= high; otherwise the distance to the nearer end
+    label     predicted band  measured  unit  outside by  verdict
+    Q47 RTT      48.0 - 56.0      50.0  ms               inside
+    """
+    def num(x, sign=False, nan="-"):
+        if x is None or (isinstance(x, float) and math.isnan(x)):
+            return nan
+        return f"{x:+.{digits}f}" if sign else f"{x:.{digits}f}"
+
+    cells = []
+    for label, row in zip(table.index, table.itertuples(index=False)):
+        outside = "" if row.verdict != "outside" else num(row.outside, sign=True)
+        cells.append((str(label), f"{num(row.low)} - {num(row.high)}", num(row.measured, nan="missing"),
+                      str(row.unit), outside, str(row.verdict)))
+    head = ("label", "predicted band", "measured", "unit", "outside by", "verdict")
+    widths = [max(len(h), *(len(c[k]) for c in cells)) if cells else len(h) for k, h in enumerate(head)]
+    align = ["<", ">", ">", "<", ">", "<"]
+
+    def line(values):
+        return "  ".join(f"{v:{a}{w}}" for v, a, w in zip(values, align, widths)).rstrip()
+
+    lines = ["verdict: inside when low <= measured <= high; otherwise the distance to the nearer end",
+             line(head), *(line(c) for c in cells)]
+    lines.extend(f"note: {text}" for text in table.attrs.get("notes", ()))
     return "\n".join(lines)
 
 

@@ -49,6 +49,7 @@ __all__ = [
     "bufferbloat_rtt_s",
     "queueing_delay_s",
     "infer_queue_delays",
+    "queue_delays_from_rtts",
 ]
 
 _ACCOUNTINGS = ("ip", "tc", "frame", "wire")
@@ -409,4 +410,101 @@ def infer_queue_delays(paths, rtts_s, base_rtts_s):
     out = pd.Series(d, index=pd.Index(queues), name="queueing_delay_s")
     out.attrs["residual_s"] = residual
     out.attrs["fitted_s"] = {f: float(v) for f, v in zip(flows, fitted)}
+    return out
+
+
+def queue_delays_from_rtts(paths, rtts_s, base_rtts_s):
+    """Per-queue delays from the RTTs a measurement file holds, some possibly missing [s].
+
+    :func:`infer_queue_delays` for a student's file: an RTT given as NaN (a measurement
+    the file lacks) is left out. When the remaining RTTs still determine every queue the
+    delays are inferred from them; otherwise every delay is NaN and a note says why. A
+    text says how well the RTTs fit: with more RTTs than needed the misfit tests them;
+    with exactly as many as needed they always fit, and no misfit is reported.
+
+    Parameters
+    ----------
+    paths : dict
+        Flow name -> list of the queues it crosses (as in :func:`infer_queue_delays`).
+    rtts_s : dict or pandas.Series
+        Flow name -> measured RTT [s], NaN when not measured; the flows of ``paths``.
+    base_rtts_s : float, dict or pandas.Series
+        RTT of each flow without queueing [s]: one number, or one per flow.
+
+    Returns
+    -------
+    pandas.Series
+        Delay of each queue of ``paths`` [s] (NaN when the RTTs do not determine the
+        delays), indexed by queue name in order of first appearance. ``.attrs``:
+        ``"used"`` (the flows whose RTTs were used), ``"residual_s"`` (the misfit [s], NaN
+        unless the RTTs are more than needed), ``"redundant"`` (number of RTTs beyond
+        those needed; None when undetermined), ``"note"`` (why the delays are missing,
+        else ``""``) and ``"fit"`` (one line on the misfit, for printing).
+
+    Raises
+    ------
+    ValueError
+        As :func:`infer_queue_delays` for the RTTs it uses (e.g. an RTT below its base).
+
+    Examples
+    --------
+    >>> paths = {"1to2": ["R1"], "2to3": ["R2"], "1to3": ["R1", "R2"]}
+    >>> d = queue_delays_from_rtts(paths, {"1to2": 0.340, "2to3": 0.330, "1to3": 0.370}, 0.300)
+    >>> [round(float(x) * 1e3, 6) for x in d], d.attrs["fit"]
+    ([40.0, 30.0], 'misfit of the 3 RTTs: 0.00 ms')
+    >>> d = queue_delays_from_rtts(paths, {"1to2": 0.340, "2to3": float("nan"), "1to3": 0.370}, 0.300)
+    >>> [round(float(x) * 1e3, 6) for x in d]
+    [40.0, 30.0]
+    >>> print(d.attrs["fit"])
+    2 RTTs for 2 queues: exactly determined, so they fit whatever they are (no misfit to report)
+    >>> d = queue_delays_from_rtts(paths, {"1to2": 0.340, "2to3": float("nan"), "1to3": float("nan")}, 0.300)
+    >>> bool(d.isna().all())
+    True
+    >>> print(d.attrs["note"])
+    the delays of the 2 queues (R1, R2) need at least 2 RTTs of flows that tell them apart; 1 RTT measured (1to2)
+    """
+    import pandas as pd
+
+    if not isinstance(paths, Mapping) or not paths:
+        raise ValueError(f"paths must be a non-empty dict flow -> list of queues; got {paths!r}")
+    queues: list = []
+    for flow, route in paths.items():
+        if isinstance(route, (str, bytes)) or not hasattr(route, "__iter__") or not list(route):
+            raise ValueError(f"paths[{flow!r}] must be a non-empty list of queue names; got {route!r}")
+        for q in route:
+            if q not in queues:
+                queues.append(q)
+    if not (isinstance(rtts_s, Mapping) or type(rtts_s).__name__ == "Series"):
+        raise ValueError(f"rtts_s must be a dict flow -> seconds; got {rtts_s!r}")
+    known = [f for f in paths if f in rtts_s and rtts_s[f] is not None and not np.isnan(float(rtts_s[f]))]
+    base = base_rtts_s
+    if isinstance(base_rtts_s, Mapping) or type(base_rtts_s).__name__ == "Series":
+        base = {f: base_rtts_s[f] for f in known}
+
+    A = np.zeros((len(known), len(queues)))
+    for i, flow in enumerate(known):
+        for q in paths[flow]:
+            A[i, queues.index(q)] += 1.0
+    rank = int(np.linalg.matrix_rank(A)) if known else 0
+    if rank < len(queues):
+        n = len(known)
+        note = (f"the delays of the {len(queues)} queues ({', '.join(map(str, queues))}) need at least "
+                f"{len(queues)} RTTs of flows that tell them apart; {n} RTT{'' if n == 1 else 's'} measured"
+                + (f" ({', '.join(known)})" if known else ""))
+        out = pd.Series(np.nan, index=pd.Index(queues), name="queueing_delay_s")
+        out.attrs.update(used=known, residual_s=float("nan"), redundant=None, note=note,
+                         fit="no delays inferred, so no misfit")
+        return out
+    d = infer_queue_delays({f: paths[f] for f in known}, {f: rtts_s[f] for f in known}, base)
+    out = d.reindex(queues)
+    out.attrs = dict(d.attrs)
+    redundant = len(known) - rank
+    if redundant:
+        fit = f"misfit of the {len(known)} RTTs: {1e3 * d.attrs['residual_s']:.2f} ms"
+        residual = d.attrs["residual_s"]
+    else:
+        fit = (f"{len(known)} RTTs for {len(queues)} queues: exactly determined, so they fit whatever they are "
+               "(no misfit to report)")
+        residual = float("nan")
+    out.attrs.update(used=known, residual_s=residual, redundant=redundant, note="", fit=fit)
     return out

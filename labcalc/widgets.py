@@ -55,6 +55,7 @@ __all__ = [
     "rtt_fairness_values", "rtt_fairness_readout", "rtt_fairness_explorer",
     "parking_lot_values", "parking_lot_readout", "parking_lot_explorer",
     "buffer_values", "buffer_readout", "buffer_explorer", "HANDOUT_MAX_QUEUE_PACKETS", "RED_THRESHOLDS_BYTES",
+    "CUBIC_BETA",
     "answer_values", "answer_readout", "answer_checker",
     "ProportionalFairProblem",
     "waterfilling_steps",  # lives in labcalc.fairness; here for the notebooks
@@ -1221,6 +1222,9 @@ def parking_lot_explorer(alpha=2.0) -> Explorer:
 HANDOUT_MAX_QUEUE_PACKETS = 1000
 #: RED's minimum and maximum thresholds of average queue in Mininet's ``TCIntf`` [byte].
 RED_THRESHOLDS_BYTES = (30_000, 35_000)
+#: CUBIC's multiplicative decrease (RFC 9438, section 4.6): after a loss the window drops
+#: to this share of its peak [1]; a queue kept full by CUBIC drains to about this share.
+CUBIC_BETA = 0.7
 _RED_MIN_BYTES, _RED_MAX_BYTES = RED_THRESHOLDS_BYTES
 
 

@@ -146,7 +146,13 @@ def test_missing_note_names_the_file(tmp_path):
     m = load_measurements(mine)
     assert missing_note(m, "Q43", flow="1to3", metric="rtt") == (
         "no measurement for Q43 (flow '1to3', metric 'rtt') in my_part5.csv")
-    assert missing_note(m.iloc[:0], "Q43") == "no measurement for Q43 in the measurements"
+    # a file without rows still names itself
+    assert missing_note(m.iloc[:0], "Q43") == "no measurement for Q43 in my_part5.csv"
+    empty = tmp_path / "empty.csv"
+    empty.write_text("question,scenario,flow,metric,value,unit,note\n")
+    e = load_measurements(empty)
+    assert len(e) == 0 and e.attrs["files"] == ["empty.csv"]
+    assert missing_note(e, "Q7", metric="goodput") == "no measurement for Q7 (metric 'goodput') in empty.csv"
 
 
 def test_missing_inputs_names_runs_without_their_input(capsys):
@@ -206,7 +212,7 @@ def test_a_loss_above_100_percent_is_refused(row, message, tmp_path):
 
 def test_loss_like_metrics_that_are_not_rates_are_accepted():
     text = ("question,scenario,flow,metric,value,unit\n"
-            "Q,s,f,loss,100,%\nQ,s,f,loss,0.5,\nQ,s,f,loss_event_1,25,s\nQ,s,f,share,150,%\n")
+            "Q,s,f,loss,100,%\nQ,s,g,loss,0.5,\nQ,s,f,loss_event_1,25,s\nQ,s,f,share,150,%\n")
     m = load_measurements(io.StringIO(text))
     assert m.value_base.tolist() == pytest.approx([1.0, 0.5, 25.0, 1.5])
     assert set(m.file) == {"<stream>"}
@@ -227,3 +233,165 @@ def test_check_answer_wording():
     other = check_answer(1066, 1042, unit="bytes", rtol=0, atol=0.5, quiet=True,
                          alternatives={"wire_vs_shaper": 1066}, accounting="tc")
     assert other.diagnosis == "wire_vs_shaper" and "binary" not in other.message
+
+
+
+# --------------------------------------------------------------------------------------
+# the loader's rules: layout, spaces, case, blank units, repeated rows, kinds
+# --------------------------------------------------------------------------------------
+
+HEADER = "question,scenario,flow,metric,value,unit\n"
+
+
+def test_spaces_capitals_and_no_note_column_are_accepted():
+    text = ("Question , scenario, flow ,METRIC, value, unit\n"
+            "Q14, A2 , h1_udp , Goodput, 0.964 , Mbit/s \n"
+            "Q14,A2,h1_udp,Loss,3.58,%\n"
+            "Q18,B3,h2_tcp,cwnd,1,Segments\n")
+    m = load_measurements(io.StringIO(text))
+    assert list(m.columns[:7]) == ["question", "scenario", "flow", "metric", "value", "unit", "note"]
+    assert m.note.tolist() == ["", "", ""]
+    assert m.scenario.tolist() == ["A2", "A2", "B3"] and m.flow.tolist()[0] == "h1_udp"
+    assert m.metric.tolist() == ["goodput", "loss", "cwnd"]
+    assert m.base_unit.tolist() == ["bit/s", "1", "packet"]
+    assert m.row.tolist() == [2, 3, 4]
+    # lookups: spaces and the metric's case do not matter
+    assert measured(m, "Q14", scenario=" A2", flow="h1_udp ", metric="Goodput") == pytest.approx(964e3)
+    assert measured(m, "Q14", scenario="A2", flow="h1_udp", metric="loss", kind="1") == pytest.approx(0.0358)
+
+
+@pytest.mark.parametrize("unit, base", [("KBit/s", 1e3), ("MBIT/S", 1e6), ("Ms", None), ("MS", None)])
+def test_units_in_capitals_where_unambiguous(unit, base):
+    text = HEADER + f"Q,s,f,x,1,{unit}\n"
+    if base is None:                   # megaseconds, not milliseconds: refused
+        with pytest.raises(MeasurementError, match=f"row 2, column 'unit': unknown unit '{unit}'"):
+            load_measurements(io.StringIO(text))
+    else:
+        assert load_measurements(io.StringIO(text)).value_base.iloc[0] == pytest.approx(base)
+
+
+def test_columns_in_any_order_and_a_byte_order_mark(tmp_path):
+    path = tmp_path / "mine.csv"
+    path.write_bytes("\ufeffunit,value,metric,flow,scenario,question\r\nkbit/s,480,goodput,CD,x,Q25\r\n".encode())
+    m = load_measurements(path)
+    assert measured(m, "Q25", scenario="x", flow="CD", metric="goodput") == 480e3
+    assert m.note.tolist() == [""]
+
+
+@pytest.mark.parametrize("metric", ["rtt", "goodput", "offered_rate", "cwnd", "max_queue", "C", "cwnd_first_loss"])
+def test_blank_unit_refused_unless_the_metric_is_a_plain_number(metric, tmp_path):
+    path = tmp_path / "mine.csv"
+    path.write_text(HEADER + "Q,s,f,loss,0,%\n" + f"Q18,B2,h2_tcp,{metric},60,\n")
+    with pytest.raises(MeasurementError, match=rf"mine.csv, row 3, column 'unit': blank unit for metric "
+                                               rf"'{metric.lower()}' \(value 60\); give its unit"):
+        load_measurements(path)
+
+
+@pytest.mark.parametrize("metric", ["loss", "core_loss", "share", "jain_index", "beta"])
+def test_blank_unit_accepted_for_plain_numbers(metric):
+    m = load_measurements(io.StringIO(HEADER + f"Q,s,f,{metric},0.25,\n"))
+    assert m.base_unit.tolist() == ["1"] and m.value_base.tolist() == [0.25]
+
+
+def test_metric_kind():
+    from labcalc.compare import metric_kind
+
+    assert metric_kind("rtt") == metric_kind("RTT_max") == metric_kind("core_delay") == ("s",)
+    assert metric_kind("goodput") == metric_kind("link_rate") == ("bit/s",)
+    assert metric_kind("cwnd_after") == metric_kind("max_queue") == ("byte", "packet")
+    assert metric_kind("loss") == metric_kind("netem_loss") == metric_kind("share") == ("1",)
+    assert metric_kind("loss_event_1") is None and metric_kind("C") is None
+    assert metric_kind("cwnd_first_loss") is None        # two kinds: not decided by the name
+
+
+def test_repeated_rows_with_the_same_value_are_kept_once(tmp_path, capsys):
+    path = tmp_path / "mine.csv"
+    path.write_text(HEADER + "Q7,5M,h1,goodput,4798,kbit/s\nQ7,5M,h1,goodput,4.798,Mbit/s\nQ7,5M,h1,loss,4,%\n")
+    m = load_measurements(path)
+    out = capsys.readouterr().out
+    assert out == ("note: mine.csv rows 2 and 3 repeat Q7 (scenario '5M', flow 'h1', metric 'goodput') "
+                   "with the same value; using it once\n")
+    assert len(m) == 2 and m.row.tolist() == [2, 4]
+    assert measured(m, "Q7", scenario="5M", flow="h1", metric="goodput") == 4.798e6
+    load_measurements(path, quiet=True)
+    assert capsys.readouterr().out == ""
+
+
+def test_repeated_rows_with_different_values_are_refused(tmp_path):
+    path = tmp_path / "mine.csv"
+    path.write_text(HEADER + "Q7,5M,h1,goodput,4798,kbit/s\nQ7,5M,h1,loss,4,%\nQ7, 5M,h1,Goodput,4700,kbit/s\n")
+    with pytest.raises(MeasurementError, match=r"mine.csv, rows 2 and 4: the same measurement Q7 \(scenario '5M', "
+                                               r"flow 'h1', metric 'goodput'\) with different values "
+                                               r"\(4798 kbit/s; 4700 kbit/s\)"):
+        load_measurements(path)
+
+
+def test_every_row_repeated_gives_the_same_table(tmp_path, capsys):
+    lines = measurement_path("lab5", "part1.csv").read_text().splitlines()
+    path = tmp_path / "part1_dup.csv"
+    path.write_text("\n".join([lines[0]] + [line for line in lines[1:] for _ in (0, 1)]) + "\n")
+    m = load_measurements(path)
+    assert "note: ... and 14 more measurements repeated with the same value; each is used once" in capsys.readouterr().out
+    full = load_measurements(measurement_path("lab5", "part1.csv"))
+    assert m.value_base.tolist() == full.value_base.tolist()
+
+
+def test_several_matches_name_the_files_and_rows():
+    m = load_measurements(measurement_path("lab5"))
+    with pytest.raises(KeyError, match=r"3 measurements match question='Q43', scenario=None, flow=None, "
+                                       r"metric='rtt' \(part5.csv rows 5, 6 and 7\); expected exactly one; "
+                                       r"name the scenario and the flow"):
+        measured(m, "Q43", metric="rtt")
+    with pytest.raises(KeyError, match=r"0 measurements match .* in part2.csv; expected exactly one"):
+        measured(load_measurements(measurement_path("lab5", "part2.csv")), "Q99")
+
+
+def test_kind_of_a_model_input_is_checked():
+    m = load_measurements(io.StringIO(HEADER + "Q18,B2,h2_tcp,rtt,60,kbit/s\nQ18,B2,h2_udp,loss,22,%\n"))
+    with pytest.raises(MeasurementError, match=r"<stream> row 2, column 'unit': Q18 metric 'rtt' is in 'kbit/s', "
+                                               r"a rate .*; it must be a time \(s, ms\)"):
+        measured(m, "Q18", scenario="B2", flow="h2_tcp", metric="rtt", kind="s")
+    assert measured(m, "Q18", scenario="B2", flow="h2_udp", metric="loss", kind=("1",)) == pytest.approx(0.22)
+    # a missing row still gives the default: the kind is checked on values only
+    assert math.isnan(measured(m, "Q18", scenario="B3", flow="h2_tcp", metric="rtt", kind="s", default=math.nan))
+    with pytest.raises(ValueError, match=r"the measurement \(<stream> row 2\) is in 'bit/s', the prediction in 's'"):
+        compare_measured(m, [("rtt", 0.06, "s", dict(question="Q18", scenario="B2", flow="h2_tcp", metric="rtt"))])
+
+
+def test_select_checks_every_row():
+    from labcalc.compare import select
+
+    m = load_measurements(io.StringIO(HEADER + "Q6,a,h1,offered_rate,4.5,Mbit/s\nQ7,b,h1,Offered_Rate,5,ms\n"))
+    assert len(select(m, metric="offered_rate")) == 2
+    with pytest.raises(MeasurementError, match="row 3, column 'unit'"):
+        select(m, metric="offered_rate", kind="bit/s")
+
+
+def test_measurement_rows_show_the_file():
+    from labcalc.compare import measurement_rows
+
+    m = load_measurements(measurement_path("lab5", "part3.csv"))
+    shown = measurement_rows(m, "Q27")
+    assert shown.index.tolist() == [10, 11] and shown.index.name == "row"
+    assert shown.columns.tolist() == ["question", "scenario", "flow", "metric", "value", "unit", "note"]
+    no_note = load_measurements(io.StringIO(HEADER + "Q27,TCP,AB,goodput,946,kbit/s\n"))
+    assert measurement_rows(no_note, base=True).columns.tolist()[-3:] == ["note", "value_base", "base_unit"]
+    both = load_measurements([measurement_path("lab5", "part3.csv"), measurement_path("lab5", "part4.csv")])
+    assert measurement_rows(both).columns[-1] == "file"
+
+
+def test_compare_band():
+    from labcalc.compare import compare_band, format_band
+
+    m = load_measurements(io.StringIO(HEADER + "Q47,R,h1,rtt,50,ms\nQ52,R,h1,rtt,45,ms\nQ53,R,h1,rtt,0.06,s\n"))
+    rows = [(q, 0.048, 0.056, "s", dict(question=q, scenario="R", flow="h1", metric="rtt"))
+            for q in ("Q47", "Q52", "Q53", "Q54")]
+    t = compare_band(m, rows)
+    assert t.verdict.tolist() == ["inside", "outside", "outside", "no data"]
+    assert t.outside.tolist()[:3] == pytest.approx([0.0, -3.0, 4.0])
+    text = format_band(t).splitlines()
+    assert text[2].split() == ["Q47", "48.0", "-", "56.0", "50.0", "ms", "inside"]
+    assert text[3].split() == ["Q52", "48.0", "-", "56.0", "45.0", "ms", "-3.0", "outside"]
+    assert text[5].split()[4] == "missing" and text[-1].startswith("note: no measurement for Q54")
+    with pytest.raises(ValueError, match="low end"):
+        compare_band(m, [("x", 2, 1, "s", dict(question="Q47"))])

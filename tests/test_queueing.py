@@ -15,6 +15,7 @@ from labcalc.queueing import (
     full_buffer_delay_s,
     infer_queue_delays,
     packet_cost_bytes,
+    queue_delays_from_rtts,
     queueing_delay_s,
 )
 
@@ -228,3 +229,50 @@ def test_infer_rejects_paths_that_are_not_a_dict():
 def test_infer_rejects_rtts_that_are_not_keyed():
     with pytest.raises(ValueError, match=r"rtts_s must be a dict flow -> seconds"):
         infer_queue_delays(HANDOUT_PATHS, [0.34, 0.33, 0.37], 0.3)
+
+
+
+# --- RTTs from a student's file, some missing (notebook 06) -------------------------------
+
+def _ms(series):
+    return [None if np.isnan(x) else round(float(x) * 1e3, 9) for x in series]
+
+
+def test_from_rtts_all_three_reports_the_misfit():
+    d = queue_delays_from_rtts(HANDOUT_PATHS, HANDOUT_RTTS, 0.3)
+    assert _ms(d) == [40.0, 30.0]
+    assert d.attrs["redundant"] == 1 and d.attrs["residual_s"] == pytest.approx(0, abs=1e-12)
+    assert d.attrs["fit"] == "misfit of the 3 RTTs: 0.00 ms" and d.attrs["note"] == ""
+    inconsistent = queue_delays_from_rtts(HANDOUT_PATHS, dict(HANDOUT_RTTS, **{"1to3": 0.360}), 0.3)
+    assert inconsistent.attrs["fit"] == "misfit of the 3 RTTs: 5.77 ms"
+
+
+@pytest.mark.parametrize("missing", ["1to2", "2to3", "1to3"])
+def test_from_rtts_any_two_determine_both_delays_exactly(missing):
+    d = queue_delays_from_rtts(HANDOUT_PATHS, dict(HANDOUT_RTTS, **{missing: float("nan")}), 0.3)
+    assert _ms(d) == [40.0, 30.0]
+    assert d.attrs["used"] == [f for f in HANDOUT_PATHS if f != missing]
+    assert d.attrs["redundant"] == 0 and np.isnan(d.attrs["residual_s"])
+    assert d.attrs["fit"].startswith("2 RTTs for 2 queues: exactly determined")
+    assert "misfit of" not in d.attrs["fit"]
+
+
+@pytest.mark.parametrize("known", [[], ["1to2"], ["1to3"]])
+def test_from_rtts_fewer_than_two_leave_the_delays_undetermined(known):
+    rtts = {f: (HANDOUT_RTTS[f] if f in known else float("nan")) for f in HANDOUT_PATHS}
+    d = queue_delays_from_rtts(HANDOUT_PATHS, rtts, 0.3)
+    assert list(d.index) == ["R1", "R2"] and d.isna().all()
+    assert d.attrs["note"].startswith("the delays of the 2 queues (R1, R2) need at least 2 RTTs")
+    assert f"{len(known)} RTT" in d.attrs["note"] and d.attrs["redundant"] is None
+    if not known:                              # e.g. an empty file: no RTT at all
+        assert d.attrs["note"].endswith("0 RTTs measured")
+
+
+def test_from_rtts_checks_what_it_uses():
+    with pytest.raises(ValueError, match="must not be below base_rtt_s"):
+        queue_delays_from_rtts(HANDOUT_PATHS, dict(HANDOUT_RTTS, **{"2to3": 0.25}), 0.3)
+    with pytest.raises(ValueError, match=r"paths\['a'\] must be a non-empty list"):
+        queue_delays_from_rtts({"a": "R1"}, {"a": 0.35}, 0.3)
+    per_flow = queue_delays_from_rtts(HANDOUT_PATHS, dict(HANDOUT_RTTS, **{"1to3": float("nan")}),
+                                      {"1to2": 0.3, "2to3": 0.3, "1to3": 0.3})
+    assert _ms(per_flow) == [40.0, 30.0]
