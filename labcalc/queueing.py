@@ -296,6 +296,25 @@ def _keyed_seconds(name: str, value, flows: list) -> np.ndarray:
     return np.full(len(flows), float(arr))
 
 
+def _queues_of(paths, rtts_s) -> list:
+    """The queues named by ``paths`` in order of first use, after checking both arguments."""
+    if not isinstance(paths, Mapping) or not paths:
+        raise ValueError(f"paths must be a non-empty dict flow -> list of queues; got {paths!r}")
+    queues: list = []
+    for flow, route in paths.items():
+        if isinstance(route, (str, bytes)) or not hasattr(route, "__iter__"):
+            raise ValueError(f"paths[{flow!r}] must be a list of queue names; got {route!r}")
+        route = list(route)
+        if not route:
+            raise ValueError(f"paths[{flow!r}] must name at least one queue; got []")
+        for q in route:
+            if q not in queues:
+                queues.append(q)
+    if not (isinstance(rtts_s, Mapping) or type(rtts_s).__name__ == "Series"):
+        raise ValueError(f"rtts_s must be a dict flow -> seconds; got {rtts_s!r}")
+    return queues
+
+
 def infer_queue_delays(paths, rtts_s, base_rtts_s):
     """Per-queue delays that explain the RTTs of several flows [s].
 
@@ -362,24 +381,8 @@ def infer_queue_delays(paths, rtts_s, base_rtts_s):
     >>> round(d.attrs["residual_s"] * 1e3, 3)
     5.774
     """
-    if not isinstance(paths, Mapping) or not paths:
-        raise ValueError(f"paths must be a non-empty dict flow -> list of queues; got {paths!r}")
+    queues = _queues_of(paths, rtts_s)
     flows = list(paths.keys())
-    queues: list = []
-    for flow, route in paths.items():
-        if isinstance(route, (str, bytes)) or not hasattr(route, "__iter__"):
-            raise ValueError(
-                f"paths[{flow!r}] must be a list of queue names; got {route!r}"
-            )
-        route = list(route)
-        if not route:
-            raise ValueError(f"paths[{flow!r}] must name at least one queue; got []")
-        for q in route:
-            if q not in queues:
-                queues.append(q)
-
-    if not (isinstance(rtts_s, Mapping) or type(rtts_s).__name__ == "Series"):
-        raise ValueError(f"rtts_s must be a dict flow -> seconds; got {rtts_s!r}")
     rtt = _keyed_seconds("rtts_s", rtts_s, flows)
     base = _keyed_seconds("base_rtts_s", base_rtts_s, flows)
     y = np.array([queueing_delay_s(r, b) for r, b in zip(rtt, base)])
@@ -465,17 +468,7 @@ def queue_delays_from_rtts(paths, rtts_s, base_rtts_s):
     """
     import pandas as pd
 
-    if not isinstance(paths, Mapping) or not paths:
-        raise ValueError(f"paths must be a non-empty dict flow -> list of queues; got {paths!r}")
-    queues: list = []
-    for flow, route in paths.items():
-        if isinstance(route, (str, bytes)) or not hasattr(route, "__iter__") or not list(route):
-            raise ValueError(f"paths[{flow!r}] must be a non-empty list of queue names; got {route!r}")
-        for q in route:
-            if q not in queues:
-                queues.append(q)
-    if not (isinstance(rtts_s, Mapping) or type(rtts_s).__name__ == "Series"):
-        raise ValueError(f"rtts_s must be a dict flow -> seconds; got {rtts_s!r}")
+    queues = _queues_of(paths, rtts_s)
     known = [f for f in paths if f in rtts_s and rtts_s[f] is not None and not np.isnan(float(rtts_s[f]))]
     base = base_rtts_s
     if isinstance(base_rtts_s, Mapping) or type(base_rtts_s).__name__ == "Series":

@@ -271,7 +271,7 @@ def test_from_rtts_fewer_than_two_leave_the_delays_undetermined(known):
 def test_from_rtts_checks_what_it_uses():
     with pytest.raises(ValueError, match="must not be below base_rtt_s"):
         queue_delays_from_rtts(HANDOUT_PATHS, dict(HANDOUT_RTTS, **{"2to3": 0.25}), 0.3)
-    with pytest.raises(ValueError, match=r"paths\['a'\] must be a non-empty list"):
+    with pytest.raises(ValueError, match=r"paths\['a'\] must be a list of queue names"):
         queue_delays_from_rtts({"a": "R1"}, {"a": 0.35}, 0.3)
     per_flow = queue_delays_from_rtts(HANDOUT_PATHS, dict(HANDOUT_RTTS, **{"1to3": float("nan")}),
                                       {"1to2": 0.3, "2to3": 0.3, "1to3": 0.3})
