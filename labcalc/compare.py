@@ -35,6 +35,7 @@ Examples
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 __all__ = [
@@ -130,6 +131,68 @@ def _kind_text(kinds) -> str:
     return " or ".join(_KIND_NAMES.get(k, repr(k)) for k in kinds)
 
 
+#: A plain decimal number as a spreadsheet writes it (also nan/inf, refused later as not finite).
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|[+-]?(?:nan|inf|infinity)", re.I)
+
+
+def _read_rows(source, name: str):
+    """Header (stripped, lower case), records and the file line each record starts on.
+
+    Read with the csv module rather than pandas: pandas silently takes a first column as
+    the index when the data rows have one field more than the header (an unquoted decimal
+    comma, ``3,58``), which shifts every column; here a row whose field count differs from
+    the header's is an error naming its line. Blank lines are skipped but counted, so the
+    row numbers are the file's line numbers.
+    """
+    import csv
+    import io
+
+    if isinstance(source, (str, Path)):
+        try:
+            text = Path(source).read_text(encoding="utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise MeasurementError(f"{name}: not UTF-8 text ({exc.reason} at byte {exc.start}); "
+                                   f"save the file as CSV UTF-8") from None
+    else:
+        text = source.read()
+        if isinstance(text, bytes):
+            try:
+                text = text.decode("utf-8-sig")
+            except UnicodeDecodeError as exc:
+                raise MeasurementError(f"{name}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    text = text.lstrip("\ufeff")
+    reader = csv.reader(io.StringIO(text, newline=""), skipinitialspace=True)
+    header, records, lines, last = None, [], [], 0
+    try:
+        for fields in reader:
+            start, last = last + 1, reader.line_num
+            if not any(f.strip() for f in fields):
+                continue
+            if header is None:
+                header = [f.strip().lower() for f in fields]
+                repeated = sorted({h for h in header if h and header.count(h) > 1})
+                if repeated:
+                    raise MeasurementError(f"{name}, row {start}: column {repeated[0]!r} appears twice in the header "
+                                           f"(column names are read without case and spaces)")
+                continue
+            while len(fields) > len(header) and not fields[-1].strip():
+                fields = fields[:-1]  # trailing empty cells a spreadsheet adds
+            if len(fields) < len(header) and all(h not in REQUIRED_COLUMNS for h in header[len(fields):]):
+                fields = fields + [""] * (len(header) - len(fields))  # optional trailing columns left out
+            if len(fields) != len(header):
+                raise MeasurementError(
+                    f"{name}, row {start}: {len(fields)} fields where the header has {len(header)} "
+                    f"({', '.join(header)}); a decimal comma (3,58) or a comma in a note must be quoted, "
+                    f"or write 3.58")
+            records.append(fields)
+            lines.append(start)
+    except csv.Error as exc:
+        raise MeasurementError(f"{name}, row {reader.line_num}: not a readable CSV ({exc})") from None
+    if header is None:
+        raise MeasurementError(f"{name}: the file is empty (not even a header line)")
+    return header, records, lines
+
+
 def load_measurements(source, quiet: bool = False):
     """Read one or more tidy measurement CSV files.
 
@@ -219,13 +282,8 @@ def load_measurements(source, quiet: bool = False):
             raise MeasurementError(f"{path}: measurement file not found")
         name = str(path)
     short = Path(name).name if name != "<stream>" else name
-    try:
-        df = pd.read_csv(source, dtype=str, keep_default_na=False, comment=None, skipinitialspace=True)
-    except pd.errors.EmptyDataError:
-        raise MeasurementError(f"{name}: the file is empty (not even a header line)") from None
-    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
-        raise MeasurementError(f"{name}: not a readable CSV ({exc})") from None
-    df.columns = [str(c).strip().lstrip("\ufeff").strip().lower() for c in df.columns]
+    header, records, line_numbers = _read_rows(source, name)
+    df = pd.DataFrame(records, columns=header, dtype=str)
     missing = [c for c in REQUIRED_COLUMNS if c not in df.columns]
     if missing:
         raise MeasurementError(
@@ -237,11 +295,10 @@ def load_measurements(source, quiet: bool = False):
         df[column] = df[column].astype(str).str.strip()
     df["metric"] = df["metric"].str.lower()
     values, bases, units = [], [], []
-    for row_number, (value, unit, metric) in enumerate(zip(df["value"], df["unit"], df["metric"]), start=2):
-        try:
-            number = float(value)
-        except ValueError:
-            raise MeasurementError(f"{name}, row {row_number}: value {value!r} is not a number") from None
+    for row_number, value, unit, metric in zip(line_numbers, df["value"], df["unit"], df["metric"]):
+        if not _NUMBER.fullmatch(value):  # float() alone would take '0_964' as 964
+            raise MeasurementError(f"{name}, row {row_number}: value {value!r} is not a number")
+        number = float(value)
         if not math.isfinite(number):
             raise MeasurementError(f"{name}, row {row_number}: value {value!r} is not finite")
         kinds = metric_kind(metric)
@@ -251,6 +308,10 @@ def load_measurements(source, quiet: bool = False):
                 raise MeasurementError(
                     f"{name}, row {row_number}, column 'unit': blank unit for metric {metric!r} (value {value}); {hint}")
             base, base_unit = number, "1"
+        elif unit != "1" and (_NUMBER.fullmatch(unit) or unit[:1].isdigit()):
+            raise MeasurementError(
+                f"{name}, row {row_number}, column 'unit': {unit!r} is a number, not a unit (value {value!r}); "
+                f"a decimal comma splits a value in two: write {value}.{unit} or quote it")
         elif unit.lower() in ("segments", "segment", "segs", "seg"):
             base, base_unit = number, "packet"
         elif unit == "1":
@@ -273,7 +334,7 @@ def load_measurements(source, quiet: bool = False):
     df["value_base"] = pd.Series(bases, index=df.index, dtype=float)
     df["base_unit"] = pd.Series(units, index=df.index, dtype=object)
     df["file"] = short
-    df["row"] = range(2, len(df) + 2)
+    df["row"] = line_numbers
     df = _drop_repeated(df, name, quiet)
     df.attrs["files"] = [short]
     return df

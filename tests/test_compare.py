@@ -66,6 +66,17 @@ def test_compare_lab5_udp_goodput_with_both_accountings():
         ("question,scenario,flow,metric,value,unit\nQ,s,f,m,abc,ms\n", "row 2: value 'abc' is not a number"),
         ("question,scenario,flow,metric,value,unit\nQ,s,f,m,1,ms\nQ,s,f,m,nan,ms\n", "row 3: value 'nan' is not finite"),
         ("question,scenario,flow,metric,value,unit\nQ,s,f,m,1,furlongs\n", "unknown unit 'furlongs'"),
+        # an unquoted decimal comma: one field too many (pandas would shift every column)
+        ("question,scenario,flow,metric,value,unit\nQ14,A2,h1,goodput,0,964,Mbit/s\n",
+         r"row 2: 7 fields where the header has 6"),
+        # ... or, with a note column, the decimals land in the unit column
+        ("question,scenario,flow,metric,value,unit,note\nQ14,A2,h1,loss,3,58,%,\n",
+         r"row 2, column 'unit': '58' is a number, not a unit .* write 3.58"),
+        ("question,scenario,flow,metric,value,unit\nQ,s,f,goodput,0_964,Mbit/s\n", "value '0_964' is not a number"),
+        # a blank line counts: the bad row is on line 4 of the file
+        ("question,scenario,flow,metric,value,unit\nQ,s,f,m,1,ms\n\nQ,s,g,m,x,ms\n", "row 4: value 'x'"),
+        ("question,scenario,flow,metric,value,unit,Unit\nQ,s,f,m,1,ms,ms\n", "column 'unit' appears twice"),
+        ("question,scenario,flow,metric,value,unit,note\nQ,s,f,goodput,1\n", "row 2: 5 fields where the header has 7"),
     ],
 )
 def test_bad_measurement_files(text, message):
@@ -395,3 +406,13 @@ def test_compare_band():
     assert text[5].split()[4] == "missing" and text[-1].startswith("note: no measurement for Q54")
     with pytest.raises(ValueError, match="low end"):
         compare_band(m, [("x", 2, 1, "s", dict(question="Q47"))])
+
+
+def test_rows_are_file_lines_and_short_optional_columns_are_padded():
+    text = ("question,scenario,flow,metric,value,unit,note,,\n"
+            "Q7,5M,h1,goodput,4798,kbit/s,\"two\nlines\",,\n\n"
+            "Q7,5M,h2,goodput,4.7,Mbit/s\n")
+    m = load_measurements(io.StringIO(text))
+    assert m["row"].tolist() == [2, 5]
+    assert m["note"].tolist() == ["two\nlines", ""]
+    assert m["value_base"].tolist() == [4_798_000.0, 4_700_000.0]
