@@ -165,6 +165,25 @@ def test_binary_junk_inside_a_csv():
     assert "UTF-8 with some invalid bytes" in res.notes[0]
 
 
+def test_one_row_of_control_characters_never_refuses_the_class():
+    # CR-only line endings (old Mac spreadsheets): the header is the first CR line, so
+    # one answer with an escape sequence is that row's problem, not the file's
+    data = b"student,question,answer\rbob,Q4,4.69 Mbit/s\rada,Q4,\x1b[31m\rcarl,Q4,4.69 Mbit/s\r"
+    res = grade(read_answers(data))
+    assert sorted(res.detail.student) == ["bob", "carl"]
+    assert {p.row: p.reason for p in res.problems} == {3: "contains binary data or control characters"}
+    # one huge cell of control characters: only its row is skipped
+    data = (HEADER.encode() + b"bob,Q4,4.69 Mbit/s\nada,Q4,\"" + b"\x01" * 30000
+            + b"\"\ncarl,Q4,4.69 Mbit/s\n")
+    res = grade(read_answers(data))
+    assert sorted(res.detail.student) == ["bob", "carl"]
+    assert [p.row for p in res.problems] == [3]
+    # a binary file (control bytes on most lines) is still refused as a whole
+    blob = np.random.default_rng(5).integers(0, 256, 20000, dtype=np.uint8).tobytes()
+    with pytest.raises(AnswerFileError, match="binary data"):
+        read_answers(HEADER.encode() + blob)
+
+
 def test_unclosed_quote_and_oversized_field_do_not_stop_grading():
     # a quote never closed is reported where it opened; the rows after it are graded
     data = HEADER + 'ada,Q4,"4.69 Mbit/s\nbob,Q4,4.69 Mbit/s\ncid,Q3,1066 bytes\n'

@@ -227,17 +227,25 @@ _UTF8_MULTIBYTE = re.compile(
 )
 
 
+_CONTROL_BYTES = re.compile(rb"[\x00-\x08\x0e-\x1f\x7f]")
+
+
 def _binary_kind(data: bytes) -> str | None:
     """Why ``data`` is not a CSV text file, or None when it may be one."""
     for magic, kind in _MAGIC:
         if data.startswith(magic):
             return kind
     head = data[:65536]
-    first_line = head.lstrip(b"\r\n").split(b"\n", 1)[0][:4096]
-    if any(b < 9 or 13 < b < 32 or b == 127 for b in first_line):
+    lines = [ln for ln in re.split(rb"\r\n|\r|\n", head) if ln.strip()]
+    if not lines:
+        return None
+    if _CONTROL_BYTES.search(lines[0][:4096]):  # the header must be text
         return "binary data"
-    controls = sum(1 for b in head if b < 9 or 13 < b < 32)
-    return "binary data" if controls > 0.3 * max(len(head), 1) else None
+    # Judged by lines, not bytes: one student's cell full of control characters must
+    # not refuse the whole class (that row alone is skipped); a binary file has them on
+    # most of its "lines".
+    bad = sum(1 for ln in lines if _CONTROL_BYTES.search(ln))
+    return "binary data" if bad >= 5 and bad > 0.3 * len(lines) else None
 
 
 def _decode(data: bytes) -> tuple[str, str | None]:
