@@ -199,7 +199,8 @@ def load_measurements(source, quiet: bool = False):
     The reader forgives what a hand-written file often has: spaces around the commas
     and the header names, header names in capitals, no ``note`` column (an empty one is
     added), metric names in capitals (``Goodput``: metric names are stored in lower
-    case, and :func:`measured` lower-cases the metric it looks for), units in any case
+    case, and :func:`measured` lower-cases the metric it looks for), question ids in
+    lower case (``q14`` is stored as ``Q14``), units in any case
     where that is unambiguous (``Segments``, ``KBit/s``; ``Ms`` is refused, it would be
     megaseconds). It refuses what it cannot read unambiguously: a blank unit, except
     for a metric whose name says it is a plain number or a percentage (a loss, a
@@ -294,6 +295,7 @@ def load_measurements(source, quiet: bool = False):
     for column in (*KEY_COLUMNS, "value", "unit", "note"):
         df[column] = df[column].astype(str).str.strip()
     df["metric"] = df["metric"].str.lower()
+    df["question"] = df["question"].map(_question_id)
     values, bases, units = [], [], []
     for row_number, value, unit, metric in zip(line_numbers, df["value"], df["unit"], df["metric"]):
         if not _NUMBER.fullmatch(value):  # float() alone would take '0_964' as 964
@@ -409,8 +411,18 @@ def _clean(value):
     return value.strip() if isinstance(value, str) else value
 
 
+_HANDOUT_ID = re.compile(r"q\d+(?:\.\d+)?", re.I)
+
+
+def _question_id(question):
+    """A handout question id in its usual form (``q14`` -> ``Q14``); other ids unchanged."""
+    if isinstance(question, str) and _HANDOUT_ID.fullmatch(question):
+        return question.upper()
+    return question
+
+
 def _rows(df, question, scenario=None, flow=None, metric=None):
-    sel = df["question"] == _clean(question)
+    sel = df["question"] == _question_id(_clean(question))
     for column, wanted in (("scenario", scenario), ("flow", flow), ("metric", metric)):
         if wanted is not None:
             wanted = _clean(wanted)
@@ -488,7 +500,8 @@ def measured(df, question: str, scenario: str | None = None, flow: str | None = 
         Further filters on the columns of the same name; None does not filter. Name all
         that the file has: a filter left out matches every run or flow, and a second
         row (another flow, a repeated run) then makes the lookup ambiguous. Spaces
-        around the texts do not matter; the metric is matched in lower case.
+        around the texts do not matter; the metric is matched in lower case, and a
+        handout id ``q14`` as ``Q14``.
     default : float, optional
         Returned when no row matches (typically ``math.nan``: a measurement the file does
         not hold); without it a missing row raises. Several matching rows always raise.

@@ -416,3 +416,10 @@ def test_rows_are_file_lines_and_short_optional_columns_are_padded():
     assert m["row"].tolist() == [2, 5]
     assert m["note"].tolist() == ["two\nlines", ""]
     assert m["value_base"].tolist() == [4_798_000.0, 4_700_000.0]
+
+
+def test_question_ids_in_lower_case_are_found():
+    m = load_measurements(io.StringIO("question,scenario,flow,metric,value,unit\nq14,A2,h1_udp,goodput,0.964,Mbit/s\n"))
+    assert m["question"].tolist() == ["Q14"]
+    assert measured(m, "Q14", scenario="A2", flow="h1_udp", metric="goodput") == 964_000.0
+    assert measured(m, "q14", scenario="A2", flow="h1_udp", metric="goodput") == 964_000.0
