@@ -199,7 +199,7 @@ def load_measurements(source, quiet: bool = False):
     The reader forgives what a hand-written file often has: spaces around the commas
     and the header names, header names in capitals, no ``note`` column (an empty one is
     added), metric names in capitals (``Goodput``: metric names are stored in lower
-    case, and :func:`measured` lower-cases the metric it looks for), question ids in
+    case, and :func:`measured` lower-cases the metric it looks for), handout ids in
     lower case (``q14`` is stored as ``Q14``), units in any case
     where that is unambiguous (``Segments``, ``KBit/s``; ``Ms`` is refused, it would be
     megaseconds). It refuses what it cannot read unambiguously: a blank unit, except
