@@ -310,14 +310,14 @@ def load_measurements(source, quiet: bool = False):
                 raise MeasurementError(
                     f"{name}, row {row_number}, column 'unit': blank unit for metric {metric!r} (value {value}); {hint}")
             base, base_unit = number, "1"
-        elif unit != "1" and (_NUMBER.fullmatch(unit) or unit[:1].isdigit()):
+        elif unit == "1":
+            base, base_unit = number, "1"
+        elif _NUMBER.fullmatch(unit) or unit[:1].isdigit():
             raise MeasurementError(
                 f"{name}, row {row_number}, column 'unit': {unit!r} is a number, not a unit (value {value!r}); "
                 f"a decimal comma splits a value in two: write {value}.{unit} or quote it")
         elif unit.lower() in ("segments", "segment", "segs", "seg"):
             base, base_unit = number, "packet"
-        elif unit == "1":
-            base, base_unit = number, "1"
         else:
             try:
                 base, base_unit = _parse_unit(number, unit)
@@ -421,15 +421,18 @@ def _question_id(question):
     return question
 
 
-def _rows(df, question, scenario=None, flow=None, metric=None):
-    sel = df["question"] == _question_id(_clean(question))
-    for column, wanted in (("scenario", scenario), ("flow", flow), ("metric", metric)):
+def _rows(df, question=None, scenario=None, flow=None, metric=None):
+    """The rows matching the filters (None does not filter), texts compared as the loader stores them."""
+    rows = df
+    for column, wanted in (("question", question), ("scenario", scenario), ("flow", flow), ("metric", metric)):
         if wanted is not None:
             wanted = _clean(wanted)
-            if column == "metric" and isinstance(wanted, str):
+            if column == "question":
+                wanted = _question_id(wanted)
+            elif column == "metric" and isinstance(wanted, str):
                 wanted = wanted.lower()
-            sel &= df[column] == wanted
-    return df[sel]
+            rows = rows[rows[column] == wanted]
+    return rows
 
 
 def _files(df) -> str:
@@ -595,12 +598,7 @@ def select(df, question: str | None = None, scenario: str | None = None, flow: s
     >>> offered.value_base.tolist()
     [1000000.0, 4500000.0, 5000000.0, 10000000.0, 20000000.0]
     """
-    sel = df["question"] == df["question"] if question is None else df["question"] == _clean(question)
-    for column, wanted in (("scenario", scenario), ("flow", flow), ("metric", metric)):
-        if wanted is not None:
-            wanted = _clean(wanted)
-            sel &= df[column] == (wanted.lower() if column == "metric" else wanted)
-    rows = df[sel]
+    rows = _rows(df, question, scenario, flow, metric)
     _check_kind(rows, kind)
     return rows
 
@@ -1122,21 +1120,13 @@ def pick(answers, question: str, contains: str | None = None) -> float:
     return float(rows["value"].iloc[0])
 
 
-#: The grader's hint for a factor of 100 between a fraction and a percentage; right when a
-#: percentage is typed as a unit-less text (read as a fraction), not when a fraction is
-#: given as a bare number where the question's unit is % (check_answer rewords it).
-_PERCENT_HINT = "write a percentage with its % sign or give the fraction between 0 and 1"
-
-
 def check_answer(answer, expected, unit: str | None = None, rtol: float = 0.01,
                  atol: float = 0.0, label: str = "answer", quiet: bool = False, **options):
     """Check a student's answer in a notebook: one printed line, the grader's verdict.
 
     A thin front of :func:`labcalc.grading.check` (which does the unit handling, the
     tolerance and the diagnosis of classic slips) that prefixes the message with
-    ``label`` and prints it. Two details of the wording are settled here: a plain
-    number (``unit="1"``) is quoted without a unit, and a fraction given where a
-    percentage is asked (a bare number is read in %) gets a hint that says so.
+    ``label`` and prints it. A plain number (``unit="1"``) is quoted without a unit.
 
     Parameters
     ----------
@@ -1175,24 +1165,12 @@ def check_answer(answer, expected, unit: str | None = None, rtol: float = 0.01,
     >>> ok = check_answer(0.531, 0.531, unit="%", label="Q13 A3 loss")
     Q13 A3 loss: Partly right (50 % of the points): '0.531 %' is 100 times too small: a bare number is read in %, the unit of this question, so write the percentage (the fraction x 100).
     """
-    import dataclasses
-
     from labcalc.grading import check
 
     if answer is Ellipsis:
         answer = None
     plain = unit is not None and str(unit).strip() in ("", "1")
     result = check(answer, expected, unit="" if plain else unit, rtol=rtol, atol=atol, **options)
-    percent = unit is not None and str(unit).strip() == "%"
-    if (percent and result.diagnosis and "percent_fraction" in result.diagnosis.split("+")
-            and result.given is not None and abs(result.given) < abs(result.expected)
-            and _PERCENT_HINT in result.message):
-        if isinstance(answer, str):
-            hint = "it looks like a fraction written with a % sign; multiply it by 100"
-        else:
-            hint = ("a bare number is read in %, the unit of this question, so write the percentage "
-                    "(the fraction x 100)")
-        result = dataclasses.replace(result, message=result.message.replace(_PERCENT_HINT, hint))
     if not quiet:
         print(f"{label}: {result.message}")
     return result

@@ -305,13 +305,16 @@ def _times(f: float) -> str:
 
 
 def _hint(code: str, factor: float, ratio: float, accounting: str,
-          other: str | None = None) -> str:
+          other: str | None = None, percent_asked: bool = False, text: str | None = "") -> str:
     """Explanation of one slip, as the end of a sentence.
 
     ``factor`` is the generic slip's factor (answer / expected), ``ratio`` the context
     slip's value / expected; ``accounting`` is the accounting of the expected value and
     ``other`` the one the ``wire_vs_shaper`` value was computed in (by default
     :func:`labcalc.grading.diagnosis.other_accounting` of ``accounting``).
+    ``percent_asked`` (the question is asked in %) and ``text`` (the answer as typed,
+    None for a number, which is taken in %) let a fraction given for a percentage be
+    told apart from a percentage given for a fraction.
     """
     big = factor > 1
     if code == "bytes_bits":
@@ -323,6 +326,11 @@ def _hint(code: str, factor: float, ratio: float, accounting: str,
         return (f"it is {off} % too {'large' if big else 'small'}: in networking k means 1000 "
                 f"and M 10^6, not 1024 and 1024^2")
     if code == "percent_fraction":
+        if percent_asked and factor < 1 and text is None:
+            return (f"it is {_times(factor)}: a bare number is read in %, the unit of this question, "
+                    f"so write the percentage (the fraction x 100)")
+        if percent_asked and factor < 1 and "%" in text:
+            return f"it is {_times(factor)}: it looks like a fraction written with a % sign; multiply it by 100"
         return (f"it is {_times(factor)}: write a percentage with its % sign or give the "
                 f"fraction between 0 and 1")
     if code == "header_overhead":
@@ -459,7 +467,8 @@ def build_message(*, diagnosis, correct, score, text, given, relative_error, fac
         context = [p for p in parts if p in CONTEXT_SLIPS]
         generic = [p for p in parts if p not in CONTEXT_SLIPS]
         hints = [_hint(p, 1.0, ratio / factor, accounting, other) for p in context]
-        hints += [_hint(p, f, ratio, accounting) for p, f in zip(generic, _split_factor(generic, factor))]
+        hints += [_hint(p, f, ratio, accounting, percent_asked=display_unit == "%", text=text)
+                  for p, f in zip(generic, _split_factor(generic, factor))]
         first = f"{shown} {hints[0][3:]}" if hints[0].startswith("it ") else hints[0]
         return f"{credit}: " + "; also, ".join([first] + hints[1:]) + "."
     if relative_error == relative_error and relative_error is not None:
