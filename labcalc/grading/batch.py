@@ -390,7 +390,12 @@ def _header_fields(line: str, delimiter: str) -> list[str]:
         fields = next(csv.reader([line], delimiter=delimiter, strict=False), [])
     except csv.Error:
         return []
-    return [normalize_text(h).strip().lstrip("\ufeff").lower() for h in fields]
+    return [_column_name(h) for h in fields]
+
+
+def _column_name(header_cell: str) -> str:
+    """A header cell as a column name: normalised text, no spaces or byte-order mark, lower case."""
+    return normalize_text(header_cell).strip().lstrip("\ufeff").lower()
 
 
 def _sniff_delimiter(header: str) -> str:
@@ -488,7 +493,7 @@ def read_answers(source, *, max_bytes: int = DEFAULT_MAX_BYTES) -> AnswerSheet:
         header = next(reader)
     except csv.Error as exc:
         raise AnswerFileError(f"{name}: cannot read the header line ({exc})") from None
-    columns = [normalize_text(h).strip().lstrip("\ufeff").lower() for h in header]
+    columns = [_column_name(h) for h in header]
     missing = [c for c in REQUIRED_COLUMNS if c not in columns]
     if missing:
         found = ", ".join(_quote(c, 30) for c in columns[:6])
@@ -524,6 +529,17 @@ def read_answers(source, *, max_bytes: int = DEFAULT_MAX_BYTES) -> AnswerSheet:
                   f"the lines inside it are not read as rows" if last > first + 1 else "")
         return first + 1, None, what + inside
 
+    def skip_record(first: int, j: int, quoted: bool, what: str):
+        """The problem of the record starting at line ``first``, found to end by its
+        quotes from line ``j`` on; reading goes on after it (or, when its quote never
+        closes, on the line after ``first``)."""
+        last = scanner.record_end(j, quoted)
+        if last is None:
+            it.i = first + 1
+            return never_closed(first)
+        it.i = last + 1
+        return swallowed(first, last, what)
+
     def records():
         nonlocal reader
         while True:
@@ -537,25 +553,13 @@ def read_answers(source, *, max_bytes: int = DEFAULT_MAX_BYTES) -> AnswerSheet:
             except csv.Error as exc:
                 # where the record really ends, by its quotes (an error leaves the
                 # reader somewhere inside it)
-                last = scanner.record_end(first, False)
-                if last is None:
-                    yield never_closed(first)
-                    it.i = first + 1
-                else:
-                    yield swallowed(first, last, f"unreadable CSV ({exc})")
-                    it.i = last + 1
+                yield skip_record(first, first, False, f"unreadable CSV ({exc})")
                 reader = csv.reader(it, delimiter=delimiter, strict=False)
                 continue
             if it.cut:
                 # the reader stopped inside a quoted field (after _MAX_RECORD_LINES
                 # lines, or at the end of the file): does that quote ever close?
-                last = scanner.record_end(it.i, True)
-                if last is None:
-                    yield never_closed(first)
-                    it.i = first + 1
-                else:
-                    yield swallowed(first, last, "a line break inside a quoted field")
-                    it.i = last + 1
+                yield skip_record(first, it.i, True, "a line break inside a quoted field")
                 reader = csv.reader(it, delimiter=delimiter, strict=False)
                 continue
             if any("\n" in f or "\r" in f for f in fields):
