@@ -313,10 +313,7 @@ def _parse_e_tail(rest: str, row: dict) -> bool:
     """Fill the -e columns (client, [SUM], server Reads) or the UDP server columns of *row*; False when none matches."""
     me = _TCP_E_TAIL.match(rest)
     if me:
-        row["writes"] = float(me["writes"])
-        row["write_errors"] = float(me["werr"])
-        if me["rtry"] is not None:
-            row["retransmits"] = float(me["rtry"])
+        _write_columns(row, me)
         if me["cwnd"] is not None:
             cwnd = float(me["cwnd"])
             row["cwnd_bytes"] = cwnd * BIN[me["cu"]] if cwnd >= 0 else np.nan
@@ -337,16 +334,21 @@ def _parse_e_tail(rest: str, row: dict) -> bool:
         return True
     mw = _E_WRITES_PPS.match(rest) or _E_WRITES_RTRY.match(rest)
     if mw:
-        row["writes"] = float(mw["writes"])
-        row["write_errors"] = float(mw["werr"])
-        if "rtry" in mw.groupdict() and mw["rtry"] is not None:
-            row["retransmits"] = float(mw["rtry"])
+        _write_columns(row, mw)
         return True
     mr = _E_READS.match(rest)
     if mr:
         row["reads"] = float(mr["reads"])
         return True
     return False
+
+
+def _write_columns(row: dict, m: re.Match) -> None:
+    """Writes, write errors and (when printed) retries of an -e ``Write/Err Rtry`` tail."""
+    row["writes"] = float(m["writes"])
+    row["write_errors"] = float(m["werr"])
+    if m.groupdict().get("rtry") is not None:
+        row["retransmits"] = float(m["rtry"])
 
 
 def _udp_columns(row: dict, mu: re.Match) -> None:
