@@ -581,6 +581,11 @@ def _clip(text: str, n: int = 40) -> str:
 
 # -- reading a unit: the spelling rules ----------------------------------------------
 #
+# Written by hand because pint cannot take these spellings as they are: its parser is
+# case-sensitive ("BYTES", "MBit/s" fail), reads "Mbps" as megabaud and "kb" as kilobarn,
+# and has no notion of the m/M ambiguity below. This layer only maps each factor to
+# pint's name for it; pint then does the conversion.
+#
 # A unit is read factor by factor ("Mbit/s" is "Mbit" per "s"; "per" works as "/").
 # Each factor is an optional prefix and a base:
 #
