@@ -6,7 +6,14 @@ process each, which reports its wall time, CPU time and peak resident memory (th
 process, imports included). Every other reader is timed in this process on a smaller
 generated file. Prints tables; never fails on a missed target.
 
-Run: ``.venv/bin/python benchmarks/bench_readers.py [--lines N] [--small N]``
+Worst cases (issue 11): for every reader, (a) a file whose first line is 400 KB long and
+(b) a file of one repeated data line of ``--worst-mb`` MB (200 by default), each read in a
+fresh process; the table shows MB/s and the peak memory added by the reader as a multiple of
+the file size, against the targets >= 20 MB/s and <= 3x the file.
+
+Run: ``.venv/bin/python benchmarks/bench_readers.py [--lines N] [--small N] [--worst-mb MB]``;
+``--quick`` runs small sizes only (1e5 lines, 20 MB worst-case files); ``--worst-only`` skips
+the other tables.
 """
 
 from __future__ import annotations
@@ -183,7 +190,16 @@ def main(argv=None) -> int:
     ap.add_argument("--lines", type=int, default=BIG_LINES, help="lines of the two big files")
     ap.add_argument("--small", type=int, default=SMALL_LINES, help="lines of the other files")
     ap.add_argument("--repeat", type=int, default=3, help="runs of each big file (best is shown)")
+    ap.add_argument("--worst-mb", type=float, default=200.0, help="size [MB] of the repeated-line files")
+    ap.add_argument("--quick", action="store_true", help="small sizes: 1e5 lines, 20 MB worst cases, 1 run")
+    ap.add_argument("--worst-only", action="store_true", help="only the worst-case table")
+    ap.add_argument("--timeout", type=float, default=300.0, help="seconds allowed per worst-case run")
     args = ap.parse_args(argv)
+    if args.quick:
+        args.lines, args.small, args.worst_mb, args.repeat = 100_000, 10_000, 20.0, 1
+    if args.worst_only:
+        worst_cases(args)
+        return 0
     import labcalc.measure as m
 
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs")
@@ -222,7 +238,83 @@ def main(argv=None) -> int:
                 df = getattr(m, name)(path)
                 dt = time.perf_counter() - t0
             print(f"{label:<22} {lines:>8,} {len(df):>8,} {dt:8.3f} {lines / dt:>11,.0f}")
+    print()
+    worst_cases(args)
     return 0
+
+
+# one typical data line per reader (repeated to build the big worst-case file)
+WORST_LINES = {
+    "read_labtool": "  1.0s - received:   100 out of   102 pkts (loss  1.961%),  950.0 kb/s\n",
+    "read_iperf": "[  3]  0.0- 1.0 sec  1.12 MBytes  9.44 Mbits/sec\n",
+    "read_iperf3": "[  5]   0.00-1.00   sec  1.19 MBytes  9.96 Mbits/sec    0   60.0 KBytes\n",
+    "read_ping": "64 bytes from 10.0.0.2: icmp_seq=1 ttl=64 time=4.04 ms\n",
+    "read_tcp_probe": ("0.000100000 10.0.0.1:40100 10.0.0.2:5001 32 0x1a2b3c4d 0x1a2b3000 10 2147483647 "
+                       "29312 20000 29312\n"),
+    "read_ss": ("ESTAB 0 86880 10.0.0.1:40000 10.0.0.2:5201\n\t cubic wscale:7,7 rto:208 rtt:5/0.5 mss:1448 "
+                "cwnd:10 ssthresh:30 bytes_acked:1200000 send 95.0Mbps retrans:0/3\n"),
+    "read_tc_qdisc": ("qdisc pfifo 10: parent 1:10 limit 100p\n Sent 1514 bytes 1 pkt (dropped 0, overlimits 0 "
+                      "requeues 0)\n backlog 0b 0p requeues 0\n"),
+    "read_qlen": "1700000000.100000,17\n",
+    "read_ns3": "0.001\t536\t1072\n",
+    "read_tshark": '"0.000100000","10.0.0.1","10.0.0.2","45000","5201","1449","1448",,,"0"\n',
+}
+TSHARK_HEAD = ("frame.time_relative,ip.src,ip.dst,tcp.srcport,tcp.dstport,tcp.seq,tcp.len,"
+               "tcp.analysis.ack_rtt,tcp.analysis.retransmission,ip.dsfield.ecn\n")
+
+
+def _gen_worst(folder: str, reader: str, mb: float) -> dict[str, str]:
+    line = WORST_LINES[reader]
+    head = TSHARK_HEAD if reader == "read_tshark" else ""
+    long_path = os.path.join(folder, f"{reader}-long-line.txt")
+    with open(long_path, "w") as fh:  # a 400 KB first (data) line, then ten ordinary lines
+        fh.write(head + "1 2," * 100_000 + "\n" + line * 10)
+    rep_path = os.path.join(folder, f"{reader}-repeated.txt")
+    target = int(mb * 1e6)
+    block = line * max(1, (1 << 20) // len(line))
+    with open(rep_path, "w") as fh:
+        fh.write(head)
+        written = len(head)
+        while written < target:
+            fh.write(block)
+            written += len(block)
+    return {"400 KB line": long_path, f"{mb:g} MB repeated": rep_path}
+
+
+def _run_child_limited(reader: str, path: str, timeout: float) -> dict:
+    try:
+        out = subprocess.run([sys.executable, "-c", _CHILD, reader, path], capture_output=True, text=True,
+                             timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"error": f"timeout > {timeout:g} s"}
+    if out.returncode:
+        last = (out.stderr.strip().splitlines() or ["?"])[-1]
+        return {"error": last[:60]}
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def worst_cases(args) -> None:
+    """Print the worst-case table (each case in a fresh process, files removed afterwards)."""
+    print(f"Worst cases (each in a fresh process; targets >= 20 MB/s and peak <= 3x the file)")
+    hdr = f"{'reader':<16} {'case':<18} {'MB':>7} {'seconds':>8} {'MB/s':>8} {'+peak MB':>9} {'x file':>7}  verdict"
+    print(hdr)
+    print("-" * len(hdr))
+    for reader in WORST_LINES:
+        with tempfile.TemporaryDirectory(prefix="labcalc-worst-") as tmp:
+            for case, path in _gen_worst(tmp, reader, args.worst_mb).items():
+                size_mb = os.path.getsize(path) / 1e6
+                r = _run_child_limited(reader, path, args.timeout)
+                if "error" in r:
+                    print(f"{reader:<16} {case:<18} {size_mb:7.1f} {'':>8} {'':>8} {'':>9} {'':>7}  error: {r['error']}")
+                    continue
+                extra = max(r["peak_kb"] - r["base_kb"], 0) / 1024 * 1.048576  # MiB -> MB
+                ratio = extra / size_mb
+                rate = size_mb / max(r["seconds"], 1e-9)
+                ok = rate >= 20 and ratio <= 3
+                if case.startswith("400"):  # tiny file: judge the time only (< 0.5 s)
+                    ok = r["seconds"] < 0.5
+                print(f"{reader:<16} {case:<18} {size_mb:7.1f} {r['seconds']:8.2f} {rate:8.1f} {extra:9.0f} {ratio:7.2f}  "
+                      f"{'met' if ok else 'MISSED'} ({r['rows']:,} rows)")
 
 
 if __name__ == "__main__":

@@ -23,7 +23,9 @@ FIXTURE_FORMATS = {
     "labtool_": "labtool", "iperf2": "iperf", "iperf3_": "iperf3", "ping_": "ping", "tcpprobe_": "tcp_probe",
     "ss_": "ss", "tc_": "tc_qdisc", "qlen": "qlen", "ns3": "ns3", "tshark": "tshark",
 }
-GOOD_FIXTURES = sorted(p for p in DATA.iterdir() if not p.name.startswith(("iperf3_error.", "iperf3_truncated")))
+GOOD_FIXTURES = sorted(
+    p for p in DATA.iterdir() if not p.name.startswith(("iperf3_error.", "iperf3_truncated", "README"))
+)
 
 
 def _expected(name: str) -> str:

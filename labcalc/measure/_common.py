@@ -86,10 +86,27 @@ def _is_path(path) -> bool:
     return isinstance(path, os.PathLike) or (isinstance(path, str) and "\n" not in path)
 
 
-def _decode(data: bytes) -> str:
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    return data.decode("utf-8", errors="replace")
+#: Default size limit [bytes] of one reader input (after gzip decompression); readers pass it on.
+MAX_INPUT_BYTES = 1 << 31
+
+
+def _from_textio(exc) -> MeasurementFormatError:
+    return MeasurementFormatError(exc.source, exc.line, "a text file", exc.detail)
+
+
+def _decode(data: bytes, name: str = "<bytes>") -> str:
+    """Decode by the labcalc text policy (:func:`labcalc._textio.decode`); NUL bytes are
+    turned into U+FFFD so that the line fails to parse and is reported as malformed."""
+    from .. import _textio
+
+    res = _textio.decode(data, name, nul="report")
+    for note in res.notes:
+        if res.encoding != "utf-8" and "UTF-8" in note:
+            warnings.warn(note, MalformedLinesWarning, stacklevel=4)
+    text = res.text
+    if res.nul_lines:
+        text = text.replace("\0", "\ufffd")
+    return text
 
 
 def open_binary(path):
@@ -107,12 +124,12 @@ def open_binary(path):
 
 def _gunzip(data: bytes, name: str = "<bytes>") -> bytes:
     if data[:2] == b"\x1f\x8b":
-        import gzip
+        from .. import _textio
 
         try:
-            return gzip.decompress(data)
-        except (EOFError, OSError, zlib.error) as exc:
-            raise _corrupt_gzip(name, exc) from None
+            return _textio._gunzip(data, name, MAX_INPUT_BYTES)
+        except _textio.TextInputError as exc:
+            raise _from_textio(exc) from None
     return data
 
 
@@ -121,27 +138,31 @@ def _corrupt_gzip(name: str, exc: BaseException) -> MeasurementFormatError:
                                   f"the data start like gzip but cannot be decompressed ({exc or type(exc).__name__})")
 
 
-def open_text(path) -> tuple[str, str]:
-    """Return ``(name, text)`` for any reader input (whole content, universal newlines)."""
+def open_text(path, max_bytes: int = MAX_INPUT_BYTES) -> tuple[str, str]:
+    """Return ``(name, text)`` for any reader input (whole content, universal newlines).
+
+    The input is read by :func:`labcalc._textio.read_bytes` (size limit *max_bytes*, gzip,
+    corrupt gzip refused) and decoded by :func:`_decode` (BOM removed, UTF-8 with a reported
+    cp1252/latin-1 fallback, NUL bytes made visible so that their lines are malformed).
+    Problems raise :class:`MeasurementFormatError` naming the source.
+    """
+    from .. import _textio
+
     name = source_name(path)
-    if _is_path(path):
-        with open_binary(path) as fh:
-            try:
-                data = fh.read()
-            except (EOFError, OSError, zlib.error) as exc:
-                raise _corrupt_gzip(name, exc) from None
-        text = _decode(data)
-    elif isinstance(path, (bytes, bytearray)):
-        text = _decode(_gunzip(bytes(path), name))
-    elif isinstance(path, str):
+    if isinstance(path, str) and not _is_path(path):
         text = path
-    elif hasattr(path, "read"):
-        data = path.read()
-        text = _decode(_gunzip(bytes(data), name)) if isinstance(data, (bytes, bytearray)) else data
+    elif _is_path(path) or isinstance(path, (bytes, bytearray)) or hasattr(path, "read"):
+        try:
+            data, name, _ = _textio.read_bytes(path, max_bytes=max_bytes, name=name)
+        except _textio.TextInputError as exc:
+            raise _from_textio(exc) from None
+        text = _decode(data, name)
     else:
         raise TypeError(f"path: expected a file name, a file object or text, got {type(path).__name__}")
     if text.startswith("\ufeff"):
         text = text[1:]
+    if "\0" in text:
+        text = text.replace("\0", "\ufffd")
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     return name, text
@@ -328,3 +349,63 @@ def nan_sentinel_ssthresh(values):
     arr = arr.copy()
     arr[arr >= SSTHRESH_UNSET[0]] = np.nan
     return arr
+
+
+#: Deepest bracket nesting accepted in a JSON measurement file (iperf3 and ``tc -j`` use < 10).
+MAX_JSON_DEPTH = 100
+
+
+def check_json_depth(text: str, name: str, max_depth: int = MAX_JSON_DEPTH, expected: str = "JSON") -> None:
+    """Raise :class:`MeasurementFormatError` when *text* nests ``{``/``[`` deeper than *max_depth*.
+
+    Python's :mod:`json` decoder recurses once per level, so a hostile file nested
+    100,000 deep ends in ``RecursionError``. This pre-scan is hand-written because the json
+    module has no depth limit: strings are removed with the same regular expression as
+    :func:`json_unclosed`, then the running depth is tracked bracket by bracket with numpy
+    (linear in the text, no recursion).
+
+    Parameters
+    ----------
+    text : str
+        The JSON text (one or several documents).
+    name : str
+        Source name for the message.
+    max_depth : int
+        Deepest nesting allowed.
+    expected : str
+        Format named in the message.
+
+    Raises
+    ------
+    MeasurementFormatError
+        Naming *name* and the line where the nesting first goes deeper than *max_depth*.
+
+    Examples
+    --------
+    >>> check_json_depth('{"a": [1, {"b": 2}]}', "x.json")
+    >>> try:
+    ...     check_json_depth("[" * 500, "x.json")
+    ... except MeasurementFormatError as exc:
+    ...     print(exc.source, exc.line)
+    x.json 1
+    """
+    # fast exit: fewer brackets than the limit cannot nest deeper than it
+    if text.count("{") + text.count("[") <= max_depth:
+        return
+    import numpy as np
+
+    # brackets and newlines are ASCII: their byte positions in UTF-8 are enough
+    stripped = _JSON_STRING.sub('""', text).encode("utf-8", "surrogatepass")
+    codes = np.frombuffer(stripped, dtype=np.uint8)
+    step = np.zeros(codes.shape, dtype=np.int32)
+    step[(codes == 0x7B) | (codes == 0x5B)] = 1  # { [
+    step[(codes == 0x7D) | (codes == 0x5D)] = -1  # } ]
+    over = np.flatnonzero(np.cumsum(step) > max_depth)
+    if over.size:
+        pos = int(over[0])
+        line = stripped.count(b"\n", 0, pos) + 1
+        raise MeasurementFormatError(
+            name, line, expected,
+            f"the JSON nests deeper than {max_depth} levels (a measurement file never does; "
+            "the file is damaged or not a tool's output)",
+        )

@@ -6,8 +6,9 @@ import importlib
 import os
 import re
 import sys
+import zlib
 
-from ._common import MeasurementFormatError, _gunzip, _is_path, open_binary, source_name
+from ._common import MeasurementFormatError, _corrupt_gzip, _gunzip, _is_path, open_binary, source_name
 
 __all__ = ["read", "convert", "sniff_format", "FORMATS"]
 
@@ -31,7 +32,9 @@ _ALIASES = {
 
 _HEAD_BYTES = 1 << 16
 
-_PING = re.compile(r"bytes from .*(?:icmp_[sr]eq|seq)=\d+|^PING \S+?\s?\(|^PING6\(|^\d+ packets transmitted")
+# ping lines may carry a bare epoch prefix ("1741592039.956 PING ..."), added by a shell loop or ts
+_EPOCH = r"(?:\[?\d{9,}(?:\.\d+)?\]?\s+)?"
+_PING = re.compile(r"bytes from .*(?:icmp_[sr]eq|seq)=\d+|^" + _EPOCH + r"(?:PING \S+?\s?\(|PING6\(|\d+ packets transmitted)")
 _LABTOOL = re.compile(
     r"^\s*\d+(?:\.\d+)?\s*s\s*-\s*(?:sent|received):|^\s*\d+(?:\.\d+)?\s*:\s*\d+(?:\.\d+)?\s*kb(?:ps|/s|its/s|it/s)\s+avg",
     re.I,
@@ -43,13 +46,16 @@ _IPERF3_HINT = re.compile(
 )
 _IPERF2_HINT = re.compile(
     r"^Client connecting to|^Server listening on (?:TCP|UDP) port|connected with \S+ port \d+|^TCP window size"
-    r"|^UDP buffer size|Interval\s+Transfer\s+Bandwidth\s*$|^(?:[+-]\d{4}:)?\d{14}(?:\.\d+)?,[^,]*,\d*,[^,]*,\d+,-?\d+,\d"
+    r"|^UDP buffer size|Interval\s+Transfer\s+Bandwidth(?!.*\bRetr\b)|^(?:[+-]\d{4}:)?\d{14}(?:\.\d+)?,[^,]*,\d*,[^,]*,\d+,-?\d+,\d"
     r"|^time,srcaddress,srcport,dstadd?r"
 )
 _REPORT = re.compile(r"\[\s*(?:\d+|SUM)\]\s+\d+(?:\.\d+)?\s*-\s*\d+(?:\.\d+)?\s+sec\s")
 _SS = re.compile(r"^\s*(?:ESTAB|SYN-SENT|SYN-RECV|FIN-WAIT-\d|TIME-WAIT|CLOSE-WAIT|LAST-ACK|LISTEN)\s+\d+\s+\d+\s|Recv-Q\s+Send-Q\s+Local")
 _SS_INFO = re.compile(r"\brtt:\d+(?:\.\d+)?/\d|\bcwnd:\d+")
-_TC = re.compile(r"^(?:qdisc|class)\s+\S+\s+[0-9a-fA-F]*:")
+# also `echo $(tc -s qdisc)`: one sample per line, optionally after an epoch time
+_TC = re.compile(r"^" + _EPOCH + r"(?:qdisc|class)\s+\S+\s+[0-9a-fA-F]*:")
+# the column header of iperf/iperf3 interval reports, first line when output went through tail/grep
+_IPERF_HEADER = re.compile(r"^\[\s*ID\]\s+Interval\b")
 _TSHARK = re.compile(r"^\"?(?:frame|ip|ipv6|tcp|udp|eth)\.[a-z_.]+\"?(?:[,\t;|]\"?[a-z0-9_.]+\"?)*$")
 _QLEN = re.compile(r"^\d+(?:\.\d+)?,\d+$")
 _NS3 = re.compile(r"^[-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?(?:\s+[-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?){1,2}$")
@@ -105,7 +111,7 @@ def sniff_format(text: str) -> str | None:
         if nl < 0 or not re.match(r"^#?\s*\d{6,}(?:\.\d+)?\s*$", stripped[:nl].strip()):
             break
         stripped = stripped[nl + 1:].lstrip()
-    if stripped.startswith(("{", "[")) and not _REPORT.match(stripped):
+    if stripped.startswith(("{", "[")) and not _REPORT.match(stripped) and not _IPERF_HEADER.match(stripped):
         if ('"kind"' in stripped[:4000] or '"class"' in stripped[:4000]) and stripped.startswith("["):
             return "tc_qdisc"
         if any(k in stripped[:20000] for k in ('"start"', '"intervals"', '"event"', '"error"', '"connected"')):
@@ -191,7 +197,10 @@ def read(path, format: str | None = None, **kwargs):
     name = source_name(path)
     if _is_path(path):
         with open_binary(path) as fh:
-            head = fh.read(_HEAD_BYTES)
+            try:
+                head = fh.read(_HEAD_BYTES)
+            except (EOFError, OSError, zlib.error) as exc:  # a corrupt gzip stream
+                raise _corrupt_gzip(name, exc) from None
         source = path
     else:
         if hasattr(path, "read"):
@@ -199,7 +208,7 @@ def read(path, format: str | None = None, **kwargs):
         else:
             data = path
         if isinstance(data, (bytes, bytearray)):
-            data = _gunzip(bytes(data)).decode("utf-8", "replace")
+            data = _gunzip(bytes(data), name).decode("utf-8", "replace")
         head = data[:_HEAD_BYTES]
         source = data if "\n" in data else data + "\n"
     if isinstance(head, bytes):

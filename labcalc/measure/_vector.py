@@ -258,7 +258,9 @@ def span_codes(L: Lines, start: np.ndarray, end: np.ndarray, table: dict[str, in
     wmax = int(width.max(initial=0))
     for k in range(0, wmax, 8):
         rem = np.clip(width - k, 0, 8)
-        w = L.word(start + k) & _LOW[rem]
+        # rows narrower than wmax would read past their end (and past the chunk for the last
+        # lines): clamp the position; the mask _LOW[0] == 0 discards what is read there
+        w = L.word(np.minimum(start + k, start + width)) & _LOW[rem]
         h1 = (h1 ^ w) * U64(0x100000001B3)
         h1 ^= h1 >> U64(29)
         h2 = (h2 + w) * U64(0xBF58476D1CE4E5B9)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 import warnings
 from dataclasses import dataclass, field
@@ -10,7 +11,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ._common import BIN, DEC, Report, ToolErrorWarning, iter_lines, json_unclosed, open_text
+from ._common import (
+    BIN, DEC, MeasurementFormatError, Report, ToolErrorWarning, check_json_depth, iter_lines, json_unclosed,
+    open_text,
+)
 
 __all__ = ["read_iperf", "read_iperf3"]
 
@@ -33,6 +37,8 @@ _REPORT = re.compile(
     rf"(?P<xfer>{_NUM})\s+(?P<xu>[KMGTkmgt]?)Bytes\s+(?P<rate>{_NUM})\s+(?P<ru>[KMGTkmgt]?)bits/sec(?P<rest>.*)$"
 )
 _LOOKS_LIKE_REPORT = re.compile(r"\[\s*\*?(?:\d+|SUM(?:-\d+)?)\](?:\[[A-Z-]+\])?\s+\d+(?:\.\d+)?\s*-\s*\d")
+# an iperf3 stream line damaged before its interval (a NUL byte, a flipped digit): reported, not dropped
+_DAMAGED_REPORT3 = re.compile(r"\[\s*(?:\d+|SUM)\](?:\[[A-Z-]+\])?\s.*\b(?:sec|[KMGT]?Bytes|bits/sec)\b")
 # "[  3] local ...", and "[ *2] local ..." for the reverse client thread of an iperf 2.1 server (-d / -r)
 _CONNECTED = re.compile(
     r"\[\s*(?P<star>\*)?(?P<id>\d+)\]\s+local\s+(?P<lip>\S+?)\s+port\s+(?P<lport>\d+)\s+connected\s+(?:with|to)\s+"
@@ -111,9 +117,22 @@ def _frame(rows: list[dict]) -> pd.DataFrame:
         else:
             df[c] = pd.to_numeric(df[c], errors="coerce").astype(float)
     for c in ("retransmits", "packets", "lost_packets", "cwnd_segments", "inflight_segments", "out_of_order"):
-        if c in df and df[c].notna().all():
+        if c in df and np.isfinite(df[c]).all():
             df[c] = df[c].astype(np.int64)
     return df
+
+
+_FINITE = ("start_s", "end_s", "bytes", "rate_bps")
+_LETTER_NE = re.compile(r"[nNeE]")
+
+
+def _bad_numbers(row: dict) -> bool:
+    """True when a row holds a number no iperf prints: an infinite value (a 400-digit field
+    read as float) anywhere, or a NaN in the interval, byte count or rate."""
+    for k, v in row.items():
+        if isinstance(v, float) and (math.isinf(v) or (k in _FINITE and math.isnan(v))):
+            return True
+    return False
 
 
 def _clean_summary(row: dict) -> dict:
@@ -279,6 +298,10 @@ def _parse_iperf2_csv(text: str, rep: Report) -> tuple[list[dict], str]:
             if row.get("packets") is not None:
                 row["loss"] = row.get("lost_packets", np.nan) / row["packets"] if row["packets"] else np.nan
         except (IndexError, ValueError):
+            rep.bad(i, s)
+            continue
+        # float() gives inf / nan only for "inf", "nan", an exponent ("1e999") or > 300 digits
+        if (len(s) > 300 or _LETTER_NE.search(s)) and _bad_numbers(row):
             rep.bad(i, s)
             continue
         rep.ok()
@@ -565,6 +588,9 @@ def read_iperf(path) -> pd.DataFrame:
             server_report = False
         if row["stream"].startswith("SUM"):
             row["_test"], sum_in_test = test, True
+        if len(s) > 300 and _bad_numbers(row):  # the regexes take digits only: inf needs > 300 of them
+            rep.bad(i, s)
+            continue
         rep.ok()
         rows.append(row)
     rep.require_something()
@@ -624,7 +650,72 @@ def _line_of(text: str, pos: int) -> int:
     return text.count("\n", 0, pos) + 1
 
 
+def _kind(value) -> str:
+    return {dict: "an object", list: "an array", str: "a string", bool: "a boolean"}.get(type(value), "a number")
+
+
+class _Json:
+    """Type checks of the parts of one iperf3 JSON document.
+
+    A damaged or hand-edited document can hold anything anywhere (``{"start": 2}``, a
+    string for a byte count, ``1e999``): every part is checked before use, so that a wrong
+    type ends in a :class:`MeasurementFormatError` naming the file, the line of the document
+    and the field, never in an AttributeError / TypeError / OverflowError.
+    """
+
+    def __init__(self, rep: Report, line: int | None):
+        self.rep, self.line = rep, line
+
+    def fail(self, path: str, value, what: str) -> MeasurementFormatError:
+        shown = repr(value)
+        shown = shown if len(shown) <= 40 else shown[:37] + "..."
+        return self.rep.fail(self.line, f"field {path} is {_kind(value)} ({shown}), expected {what}")
+
+    def obj(self, value, path: str) -> dict:
+        if value is None:
+            return {}
+        if not isinstance(value, dict):
+            raise self.fail(path, value, "an object")
+        return value
+
+    def arr(self, value, path: str) -> list:
+        if value is None:
+            return []
+        if not isinstance(value, list):
+            raise self.fail(path, value, "an array")
+        return value
+
+    def num(self, st: dict, key: str, path: str):
+        value = st.get(key)
+        if value is None:
+            return None
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            try:
+                f = float(value)
+            except OverflowError:  # an integer beyond the float range
+                f = math.inf
+            if math.isfinite(f):
+                return f
+            raise self.fail(f"{path}.{key}", value, "a finite number")
+        raise self.fail(f"{path}.{key}", value, "a number")
+
+    def key(self, value, path: str):
+        if value is None or (isinstance(value, (int, str)) and not isinstance(value, bool)):
+            return value
+        raise self.fail(path, value, "a socket number")
+
+
 def _iperf3_json(name: str, text: str, rep: Report) -> pd.DataFrame:
+    try:
+        return _iperf3_json_docs(name, text, rep)
+    except RecursionError:
+        # json recurses once per nesting level: a hostile file nested thousands deep; the
+        # depth check (not run on every file, it costs more than parsing) finds the line
+        check_json_depth(text, name, expected=EXPECTED3)
+        raise rep.fail(None, "the JSON nests too deep to be read") from None
+
+
+def _iperf3_json_docs(name: str, text: str, rep: Report) -> pd.DataFrame:
     stripped = text.strip()
     docs = []
     trailing = None  # (line number, text) after the last JSON document
@@ -636,7 +727,10 @@ def _iperf3_json(name: str, text: str, rep: Report) -> pd.DataFrame:
                 continue
             try:
                 ev = json.loads(line)
-            except json.JSONDecodeError:
+            except ValueError:  # JSONDecodeError, or an integer of more than 4300 digits
+                rep.bad(i, line)
+                continue
+            if not isinstance(ev, dict):
                 rep.bad(i, line)
                 continue
             rep.ok()
@@ -671,6 +765,8 @@ def _iperf3_json(name: str, text: str, rep: Report) -> pd.DataFrame:
                         "iperf3 was probably interrupted or the file was cut)",
                     ) from None
                 raise rep.fail(_line_of(text, exc.pos), f"invalid JSON: {exc.msg}") from None
+            except ValueError as exc:  # an integer of more than 4300 digits (sys.int_info)
+                raise rep.fail(_line_of(text, pos), f"invalid JSON: {exc}") from None
             if not isinstance(doc, dict) or not ({"start", "intervals", "end", "error"} & set(doc)):
                 raise rep.fail(_line_of(text, pos), "this JSON document is not an iperf3 --json result")
             doc["_line"] = _line_of(text, pos)
@@ -686,40 +782,50 @@ def _iperf3_json(name: str, text: str, rep: Report) -> pd.DataFrame:
         if doc.get("error"):
             info["tool_error"] = doc["error"]
             warnings.warn(f"{rep.name}: iperf3 reported an error: {doc['error']!r}", ToolErrorWarning, stacklevel=3)
-        start = doc.get("start") or {}
-        test = start.get("test_start") or {}
+        j = _Json(rep, doc.get("_line"))
+        start = j.obj(doc.get("start"), "start")
+        test = j.obj(start.get("test_start"), "start.test_start")
         info.setdefault("version", start.get("version"))
         info.setdefault("protocol", test.get("protocol"))
         reverse = bool(test.get("reverse", 0))
         info.setdefault("reverse", reverse)
+        # the server names the connection it accepted, the client the host it connected to
+        if "accepted_connection" in start:
+            info.setdefault("side", "server")
+        elif "connecting_to" in start:
+            info.setdefault("side", "client")
         # iperf3 before 3.1 writes no "sender" flag in the streams: the client sends unless
         # -R, the server sends only with -R
         is_client = "accepted_connection" not in start
         local_sends = is_client != reverse
-        ts = (start.get("timestamp") or {}).get("timesecs")
-        info.setdefault("start_epoch_s", float(ts) if ts is not None else None)
+        ts = j.num(j.obj(start.get("timestamp"), "start.timestamp"), "timesecs", "start.timestamp")
+        info.setdefault("start_epoch_s", ts)
         conns = {}
-        for c in start.get("connected") or []:
+        for k, c in enumerate(j.arr(start.get("connected"), "start.connected")):
+            c = j.obj(c, f"start.connected[{k}]")
             local = f"{c.get('local_host')}:{c.get('local_port')}"
             remote = f"{c.get('remote_host')}:{c.get('remote_port')}"
-            conns[c.get("socket")] = (local, remote)
-        nstreams = 0
-        for interval in doc.get("intervals") or []:
-            streams = interval.get("streams") or []
-            nstreams = max(nstreams, len(streams))
-            for st in streams:
-                rows.append(_json_row(st, conns, local_sends))
+            conns[j.key(c.get("socket"), f"start.connected[{k}].socket")] = (local, remote)
+        for k, interval in enumerate(j.arr(doc.get("intervals"), "intervals")):
+            interval = j.obj(interval, f"intervals[{k}]")
+            streams = j.arr(interval.get("streams"), f"intervals[{k}].streams")
+            for n, st in enumerate(streams):
+                path = f"intervals[{k}].streams[{n}]"
+                rows.append(_json_row(j.obj(st, path), conns, local_sends, j, path))
             if len(streams) > 1:
                 for key in ("sum", "sum_bidir_reverse"):
                     if key in interval:
-                        r = _json_row(interval[key], {}, local_sends)
+                        path = f"intervals[{k}].{key}"
+                        r = _json_row(j.obj(interval[key], path), {}, local_sends, j, path)
                         r["stream"] = "SUM" if key == "sum" else "SUM-reverse"
                         rows.append(r)
-        end = doc.get("end") or {}
-        for st in end.get("streams") or []:
+        end = j.obj(doc.get("end"), "end")
+        for n, st in enumerate(j.arr(end.get("streams"), "end.streams")):
+            st = j.obj(st, f"end.streams[{n}]")
             for role in ("sender", "receiver", "udp"):
                 if role in st:
-                    r = _json_row(st[role], conns, local_sends)
+                    path = f"end.streams[{n}].{role}"
+                    r = _json_row(j.obj(st[role], path), conns, local_sends, j, path)
                     r["role"] = role
                     clean = _clean_summary(r)
                     # unknown RTT / cwnd (see _json_row) stay in the summary as NaN
@@ -727,7 +833,7 @@ def _iperf3_json(name: str, text: str, rep: Report) -> pd.DataFrame:
                     summary.append(clean)
         for key in ("sum_sent", "sum_received", "sum", "sum_sent_bidir_reverse", "sum_received_bidir_reverse"):
             if key in end:
-                r = _json_row(end[key], {}, local_sends)
+                r = _json_row(j.obj(end[key], f"end.{key}"), {}, local_sends, j, f"end.{key}")
                 r["stream"] = "SUM"
                 r["role"] = key
                 summary.append(_clean_summary(r))
@@ -737,7 +843,9 @@ def _iperf3_json(name: str, text: str, rep: Report) -> pd.DataFrame:
     rep.require_something()
     df = _frame(rows)
     info["summary"] = summary
-    return rep.finish(df, {k: v for k, v in info.items() if v is not None})
+    extra = {k: v for k, v in info.items() if v is not None}
+    extra.setdefault("side", None)  # neither connecting_to nor accepted_connection: unknown
+    return rep.finish(df, extra)
 
 
 def _trailing_text(trailing: tuple[int, str], info: dict, rep: Report) -> None:
@@ -764,37 +872,51 @@ def _trailing_text(trailing: tuple[int, str], info: dict, rep: Report) -> None:
 _UNKNOWN_END = ("rtt_s", "rtt_min_s", "rtt_max_s", "cwnd_max_bytes")
 
 
-def _json_row(st: dict, conns: dict, local_sends: bool = True) -> dict:
+def _json_row(st: dict, conns: dict, local_sends: bool = True, j: _Json | None = None, path: str = "") -> dict:
+    if j is None:
+        j = _Json(Report("<json>", FORMAT3, EXPECTED3), None)
+
+    def num(key):
+        return j.num(st, key, path)
+
+    for key in ("start", "end", "bytes", "bits_per_second"):
+        # iperf3 writes these four in every stream and sum: without one the row is no measurement
+        if st.get(key) is None:
+            raise j.rep.fail(j.line, f"field {path}.{key} is missing (or null), expected a number")
+    sock = j.key(st.get("socket"), f"{path}.socket")
+    rtt, rttvar, jitter = num("rtt"), num("rttvar"), num("jitter_ms")
     row = {
-        "stream": str(st.get("socket", "SUM")),
-        "start_s": st.get("start"),
-        "end_s": st.get("end"),
-        "time_s": st.get("end"),
-        "bytes": st.get("bytes"),
-        "rate_bps": st.get("bits_per_second"),
-        "retransmits": st.get("retransmits"),
-        "cwnd_bytes": st.get("snd_cwnd"),
-        "rtt_s": st["rtt"] * 1e-6 if st.get("rtt") is not None else None,
-        "rttvar_s": st["rttvar"] * 1e-6 if st.get("rttvar") is not None else None,
-        "packets": st.get("packets"),
-        "lost_packets": st.get("lost_packets"),
-        "jitter_s": st["jitter_ms"] * 1e-3 if st.get("jitter_ms") is not None else None,
-        "omitted": st.get("omitted"),
+        "stream": str(sock if sock is not None else "SUM"),
+        "start_s": num("start"),
+        "end_s": num("end"),
+        "time_s": num("end"),
+        "bytes": num("bytes"),
+        "rate_bps": num("bits_per_second"),
+        "retransmits": num("retransmits"),
+        "cwnd_bytes": num("snd_cwnd"),
+        "rtt_s": rtt * 1e-6 if rtt is not None else None,
+        "rttvar_s": rttvar * 1e-6 if rttvar is not None else None,
+        "packets": num("packets"),
+        "lost_packets": num("lost_packets"),
+        "jitter_s": jitter * 1e-3 if jitter is not None else None,
+        "omitted": bool(st["omitted"]) if st.get("omitted") is not None else None,
     }
-    if st.get("lost_percent") is not None:
-        row["loss"] = st["lost_percent"] / 100.0
+    lost_percent = num("lost_percent")
+    if lost_percent is not None:
+        row["loss"] = lost_percent / 100.0
     elif row["packets"] and row["lost_packets"] is not None:
         row["loss"] = row["lost_packets"] / row["packets"]
     # an end block of a stream the local side did not send (the client's with -R) has no
     # tcp_info: iperf3 writes 0 for its RTTs and cwnd, which are unknown, not zero
-    if st.get("max_rtt") is not None:
-        known = st["max_rtt"] > 0
-        row["rtt_s"] = st.get("mean_rtt", 0) * 1e-6 if known else np.nan
-        row["rtt_min_s"] = st.get("min_rtt", 0) * 1e-6 if known else np.nan
-        row["rtt_max_s"] = st["max_rtt"] * 1e-6 if known else np.nan
-    if st.get("max_snd_cwnd") is not None:
-        row["cwnd_max_bytes"] = st["max_snd_cwnd"] if st["max_snd_cwnd"] > 0 else np.nan
-    sock = st.get("socket")
+    max_rtt = num("max_rtt")
+    if max_rtt is not None:
+        known = max_rtt > 0
+        row["rtt_s"] = (num("mean_rtt") or 0) * 1e-6 if known else np.nan
+        row["rtt_min_s"] = (num("min_rtt") or 0) * 1e-6 if known else np.nan
+        row["rtt_max_s"] = max_rtt * 1e-6 if known else np.nan
+    max_cwnd = num("max_snd_cwnd")
+    if max_cwnd is not None:
+        row["cwnd_max_bytes"] = max_cwnd if max_cwnd > 0 else np.nan
     if sock in conns:
         local, remote = conns[sock]
         sender = st.get("sender", local_sends)
@@ -815,6 +937,9 @@ def read_iperf3(path) -> pd.DataFrame:
         [  5]   0.00-8.00   sec  8.76 MBytes  9.19 Mbits/sec    0             sender       (summary)
         [SUM] ..., [  5][TX-C] ... (--parallel, --bidir)
 
+    With ``--parallel N`` iperf3 prints a ``- - - - -`` line after every group of interval
+    lines; only the one followed by the column header (``[ ID] Interval ...``) opens the
+    final sender/receiver summary, so every interval group is a row of the frame.
     With ``--timestamps`` every line starts with a date (``Mon Nov 23 11:50:22 2026 `` by
     default, or the format given): the prefix is recognised from the first report line,
     removed, and kept in a ``timestamp`` column. With ``--get-server-output`` the client's
@@ -851,7 +976,8 @@ def read_iperf3(path) -> pd.DataFrame:
         a string). ``attrs["summary"]``: list of dicts for the sender/receiver totals
         (``role``; from JSON also ``rtt_s`` (mean), ``rtt_min_s``, ``rtt_max_s`` [s] and
         ``cwnd_max_bytes`` [bytes] of the sender, NaN when iperf3 did not know them);
-        ``attrs["side"]`` ("client" or "server"), ``attrs["reverse"]`` (``-R``);
+        ``attrs["side"]`` ("client" or "server"; in JSON from ``start.connecting_to`` /
+        ``start.accepted_connection``), ``attrs["reverse"]`` (``-R``);
         with ``--get-server-output``, ``attrs["server_output"]``: ``{"intervals": [...],
         "summary": [...]}`` (dicts with the same keys as the rows).
 
@@ -860,8 +986,10 @@ def read_iperf3(path) -> pd.DataFrame:
     MeasurementFormatError
         When the file holds only an iperf3 error (``iperf3: error - ...``, or a JSON
         document with an ``"error"`` key and no intervals), when the JSON is truncated
-        (it ends before its closing brace, also inside a string or a number), or when
-        nothing in it is an iperf3 report. The message names the file and the line.
+        (it ends before its closing brace, also inside a string or a number), nests
+        deeper than any iperf3 document, or holds a field of the wrong type or a non-finite
+        number (the message then names the field, e.g. ``intervals[3].streams[0].bytes``),
+        or when nothing in it is an iperf3 report. The message names the file and the line.
 
     Warns
     -----
@@ -926,8 +1054,14 @@ def read_iperf3(path) -> pd.DataFrame:
             continue
         if s.startswith("[ ID]"):
             sec.header = s
+            # with -P N iperf3 prints the separator between interval groups as well: only a
+            # separator followed by the column header opens the sender/receiver summary
+            if sec.after_separator:
+                sec.in_summary = True
+            sec.after_separator = False
             rep.ok()
             continue
+        sec.after_separator = False
         if s.startswith("iperf3: error") or s.startswith("iperf3: interrupt"):
             error = (i, s)
             continue
@@ -939,7 +1073,7 @@ def read_iperf3(path) -> pd.DataFrame:
         elif s.startswith("Reverse mode"):
             sec.reverse = True
         if s.startswith("- - - -"):
-            sec.in_summary = True
+            sec.after_separator = True
             rep.ok()
             continue
         m = _CONNECTED.search(s)
@@ -952,7 +1086,7 @@ def read_iperf3(path) -> pd.DataFrame:
             continue
         m = _REPORT.search(s)
         if not m:
-            if _LOOKS_LIKE_REPORT.search(s):
+            if _LOOKS_LIKE_REPORT.search(s) or _DAMAGED_REPORT3.match(s):
                 rep.bad(i, s)
             continue
         row = _parse_report(m)
@@ -990,6 +1124,9 @@ def read_iperf3(path) -> pd.DataFrame:
         if conn:
             # --bidir: the RX streams carry data from the remote side
             row["src"], row["dst"] = conn[::-1] if str(row.get("direction", "")).startswith("RX") else conn
+        if len(s) > 300 and _bad_numbers(row):  # the regexes take digits only: inf needs > 300 of them
+            rep.bad(i, s)
+            continue
         rep.ok()
         if sec.in_summary or role:
             row["role"] = role.group(1) if role else "summary"
@@ -1021,6 +1158,7 @@ class _Section:
     reverse: bool = False
     header: str = ""
     in_summary: bool = False
+    after_separator: bool = False
     rows: list = field(default_factory=list)
     summary: list = field(default_factory=list)
     connections: dict = field(default_factory=dict)

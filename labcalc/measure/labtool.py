@@ -107,6 +107,7 @@ def read_labtool(path) -> pd.DataFrame:
     name, text = open_text(path)
     rep = Report(name, FORMAT, EXPECTED)
     rows = []
+    ok_lines = []
     for i, line in iter_lines(text):
         s = line.strip()
         if not s:
@@ -116,6 +117,7 @@ def read_labtool(path) -> pd.DataFrame:
             rows.append({"program": "udpclient", "time_s": float(m["t"]), "packets": int(m["sent"]),
                          "rate_bps": float(m["rate"]) * 1e3})
             rep.ok()
+            ok_lines.append(i)
             continue
         m = _UDPSERVER.match(s)
         if m:
@@ -123,6 +125,7 @@ def read_labtool(path) -> pd.DataFrame:
                          "packets_sent": int(m["tx"]), "loss": float(m["loss"]) / 100.0,
                          "rate_bps": float(m["rate"]) * 1e3})
             rep.ok()
+            ok_lines.append(i)
             continue
         m = _TCPCLIENT.match(s)
         if m:
@@ -130,8 +133,20 @@ def read_labtool(path) -> pd.DataFrame:
                          "rate_bps": float(m["inst"]) * 1e3, "movavg_rate_bps": float(m["mov"]) * 1e3,
                          "cwnd_segments": int(m["cwnd"]), "rtt_s": float(m["rtt"]) * 1e-3})
             rep.ok()
+            ok_lines.append(i)
             continue
         rep.bad(i, s)
+    # a line whose numbers do not fit (400-digit counters, 1e999 rates) is malformed; checked
+    # here, once per row, because the regular expressions accept any run of digits
+    fine = []
+    for i, row in zip(ok_lines, rows):
+        if all(not np.isinf(v) if isinstance(v, float) else (not isinstance(v, int) or abs(v) < 2**63)
+               for v in row.values()):
+            fine.append(row)
+        else:
+            rep.recognised -= 1
+            rep.bad(i, None)
+    rows = fine
     rep.require_something()
     df = pd.DataFrame(rows, columns=_COLUMNS)
     df["program"] = df["program"].astype("str")

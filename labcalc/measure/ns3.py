@@ -122,12 +122,24 @@ def read_ns3(path, quantity: str | None = None, unit: str | None = None) -> pd.D
     rep = Report(name, FORMAT, EXPECTED)
     arr = None
     try:
-        frame = pd.read_csv(io.StringIO(text), sep=r"\s+", header=None, names=[0, 1, 2], dtype=float,
+        # pandas makes the extra fields of a too-wide FIRST line into index columns (a 400 KB
+        # line became a 66k-column frame); later too-wide lines raise ParserError
+        first_line = next((ln for _, ln in iter_lines(text[:1 << 16]) if ln.strip() and not ln.lstrip().startswith("#")), "")
+        if len(first_line.split(None, 3)) > 3 or len(first_line) > 200:
+            raise ValueError("first line is not a trace line")
+        # bytes, not StringIO: io.StringIO holds 4 bytes per character (a 200 MB file cost 2.9 GB)
+        data = text.encode("utf-8", "replace")
+        frame = pd.read_csv(io.BytesIO(data), sep=r"\s+", header=None, names=[0, 1, 2], dtype=float,
                             comment="#", skip_blank_lines=True, engine="c")
+        del data
         if len(frame) and frame[1].notna().all() and frame[0].notna().all():
             arr = frame.to_numpy()
             rep.ok(len(arr))
-            first = next(i for i, ln in iter_lines(text) if ln.strip() and not ln.lstrip().startswith("#"))
+            # look in the first 64 KiB only: splitting a 200 MB text into lines cost 4x its size
+            first = next((i for i, ln in iter_lines(text[:1 << 16]) if ln.strip() and not ln.lstrip().startswith("#")),
+                         None)
+            if first is None:
+                first = next(i for i, ln in iter_lines(text) if ln.strip() and not ln.lstrip().startswith("#"))
             rep.content(first)
     except (ValueError, pd.errors.ParserError):
         arr = None
@@ -146,6 +158,18 @@ def read_ns3(path, quantity: str | None = None, unit: str | None = None) -> pd.D
         rep.require_something()
         arr = np.array(rows, dtype=float).reshape(-1, 3)
     rep.require_something()
+    # rows with an infinite value (inf, 1e999, 400-digit numbers) are malformed lines
+    inf_rows = np.flatnonzero(np.isinf(arr).any(axis=1))
+    if len(inf_rows):
+        numbers = np.array([i for i, ln in iter_lines(text) if ln.strip() and not ln.lstrip().startswith("#")])
+        if len(numbers) == len(arr):  # the rows are the non-comment lines, one to one
+            rep.bad_many(numbers[inf_rows])
+        else:
+            rep.bad_many(inf_rows + 1)
+        rep.recognised -= len(inf_rows)
+        arr = np.delete(arr, inf_rows, axis=0)
+        if not len(arr):
+            raise rep.fail(int(numbers[0]) if len(numbers) else 1, "no line holds finite numbers")
     three = ~np.isnan(arr[:, 2])
     value = np.where(three, arr[:, 2], arr[:, 1]) * scale
     data = {"time_s": arr[:, 0], col: value}
@@ -159,6 +183,6 @@ def read_ns3(path, quantity: str | None = None, unit: str | None = None) -> pd.D
     df = pd.DataFrame(data)
     if quantity != "ssthresh" and unit not in ("s", "ms"):
         for c in (col, before):
-            if c in df and df[c].notna().all() and np.all(df[c] == np.round(df[c])):
+            if c in df and df[c].notna().all() and np.all(df[c] == np.round(df[c])) and np.all(df[c].abs() < 2.0**63):
                 df[c] = df[c].astype(np.int64)
     return rep.finish(df, {"quantity": quantity, "unit": unit})

@@ -15,7 +15,8 @@ __all__ = ["read_ping"]
 FORMAT = "ping"
 EXPECTED = (
     "ping output: reply lines '[<epoch>] <n> bytes from <host>: icmp_seq=<n> ttl=<n> time=<ms> ms' "
-    "(icmp_req= in old iputils; the [<epoch>] stamp only with -D) and the statistics summary"
+    "(icmp_req= in old iputils; the [<epoch>] stamp only with -D, or a bare '<epoch> ' added by a "
+    "recording loop) and the statistics summary"
 )
 
 _REPLY = re.compile(
@@ -39,6 +40,13 @@ _ERROR = re.compile(
 )
 
 _COLS = ["time_s", "seq", "rtt_s", "ttl", "bytes", "src", "dup"]
+
+# a bare Unix time in front of the line, as a recorder loop writes it
+# ('echo "$(date +%s.%N) $line"', moreutils 'ts %.s'): ping -D's stamp without the brackets
+_BARE = re.compile(r"^(?P<ts>\d{9,11}(?:\.\d+)?)(?:\s+(?P<rest>.*))?$")
+_NUMBER = re.compile(r"^\d+(?:\.\d+)?$")
+# counters beyond this are not a ping's (a corrupted digit run); they would not fit int64
+_MAX_COUNT = float(2**53)
 
 
 def _fast(L: Lines, rows: np.ndarray, table: dict):
@@ -98,14 +106,26 @@ def _chunk(L: Lines) -> dict:
     for r, text in zip(rows, L.text(rows)):
         line_no = int(L.numbers[r])
         line = text.strip()
+        bare_ts = None
+        mb = _BARE.match(line)
+        if mb:
+            bare_ts = float(mb["ts"])
+            line = (mb["rest"] or "").strip()
+            if not line:
+                out["events"].append((line_no, "blank", mb, line))  # a stamped empty line
+                continue
         m = _REPLY.match(line)
         if m:
+            vals = (float(m["seq"]), float(m["rtt"]), float(m["ttl"]), float(m["bytes"]))
+            if not all(v < _MAX_COUNT for v in vals):  # 400 digits read as inf or beyond int64
+                out["bad"].append((line_no, text))
+                continue
             slow_lines.append(line_no)
-            slow["time_s"].append(float(m["ts"]) if m["ts"] else np.nan)
-            slow["seq"].append(float(m["seq"]))
-            slow["rtt_s"].append(float(m["rtt"]) * 1e-3)
-            slow["ttl"].append(float(m["ttl"]))
-            slow["bytes"].append(float(m["bytes"]))
+            slow["time_s"].append(float(m["ts"]) if m["ts"] else bare_ts if bare_ts is not None else np.nan)
+            slow["seq"].append(vals[0])
+            slow["rtt_s"].append(vals[1] * 1e-3)
+            slow["ttl"].append(vals[2])
+            slow["bytes"].append(vals[3])
             slow["src"].append(table.setdefault(m["host"], len(table)))
             slow["dup"].append("DUP!" in m["rest"])
             continue
@@ -123,6 +143,54 @@ def _chunk(L: Lines) -> dict:
     return out
 
 
+def _target(line: str):
+    """The pinged host of a banner: "PING host (addr) ...", "PING ::1(::1) 56 data bytes", BSD "PING6(...) a --> b"."""
+    parts = line.split()
+    target = parts[-1] if "-->" in line else parts[1] if len(parts) > 1 else None
+    if target and "(" in target[1:]:
+        target = target[: target.index("(", 1)]
+    return target
+
+
+_SUMMARY_KEYS = ("transmitted", "received", "duplicates", "errors", "loss", "time_s",
+                 "rtt_min_s", "rtt_avg_s", "rtt_max_s", "rtt_mdev_s")
+
+
+def _run_entry(run: dict, replies: int) -> dict:
+    """Summary of one run: its own statistics, or NaN counters when ping printed none."""
+    summary = run.get("summary", {})
+    entry = {"target": run.get("target"), "first_line": run.get("first_line"),
+             "replies": int(replies), "complete": "transmitted" in summary}
+    for key in _SUMMARY_KEYS:
+        entry[key] = summary.get(key, float("nan"))
+    return entry
+
+
+def _total(runs: list[dict]) -> dict:
+    """Statistics of several complete runs taken together (see :func:`read_ping`, Notes)."""
+    tx = sum(r["transmitted"] for r in runs)
+    rx = sum(r["received"] for r in runs)
+    with_rtt = [r for r in runs if r["received"] > 0 and np.isfinite(r["rtt_avg_s"])]
+    n = np.asarray([r["received"] for r in with_rtt], dtype=float)
+    avg = np.asarray([r["rtt_avg_s"] for r in with_rtt], dtype=float)
+    mdev = np.asarray([r["rtt_mdev_s"] for r in with_rtt], dtype=float)
+    total = {
+        "transmitted": tx, "received": rx,
+        "duplicates": sum(r["duplicates"] for r in runs), "errors": sum(r["errors"] for r in runs),
+        "loss": (tx - rx) / tx if tx else float("nan"),
+        "time_s": float(sum(r["time_s"] for r in runs)),
+        "rtt_min_s": min((r["rtt_min_s"] for r in with_rtt), default=float("nan")),
+        "rtt_avg_s": float(np.sum(n * avg) / np.sum(n)) if len(n) else float("nan"),
+        "rtt_max_s": max((r["rtt_max_s"] for r in with_rtt), default=float("nan")),
+        "rtt_mdev_s": float("nan"),
+    }
+    if len(n) and np.isfinite(mdev).all():
+        # pooled population deviation: mdev is sqrt(E[rtt^2] - E[rtt]^2) within each run
+        second = np.sum(n * (mdev**2 + avg**2)) / np.sum(n)
+        total["rtt_mdev_s"] = float(np.sqrt(max(second - total["rtt_avg_s"] ** 2, 0.0)))
+    return total
+
+
 def read_ping(path) -> pd.DataFrame:
     """Read the replies and the summary printed by ``ping``.
 
@@ -134,7 +202,11 @@ def read_ping(path) -> pd.DataFrame:
         64 bytes from host.example (10.0.0.2): icmp_seq=4 ttl=64 time=3.1 ms (DUP!)
         64 bytes from ::1: icmp_seq=5 ttl=64 time=0.030 ms                             (IPv6)
         16 bytes from ::1, icmp_seq=6 hlim=64 time=0.045 ms                           (BSD/macOS ping6)
+        1741592039.957 64 bytes from 10.0.0.2: icmp_seq=7 ttl=64 time=0.05 ms         (bare epoch prefix)
 
+    The bare prefix is what a recording loop writes (``ping ... | while read l; do echo
+    "$(date +%s.%N) $l"; done``, or moreutils ``ts %.s``); it may stand before every line,
+    the banner and the statistics included, and gives ``time_s`` like ``-D``'s stamp.
     The time may have any precision (``245``, ``4.04``, ``0.055``). The header
     (``PING ...``), the statistics block (``N packets transmitted, M received, x% packet
     loss, time Tms`` and ``rtt min/avg/max/mdev = a/b/c/d ms``), error lines (``From ...
@@ -156,7 +228,17 @@ def read_ping(path) -> pd.DataFrame:
         present: ``transmitted``, ``received``, ``loss`` [fraction], ``duplicates``,
         ``errors``, ``time_s`` [s], ``rtt_min_s``, ``rtt_avg_s``, ``rtt_max_s``,
         ``rtt_mdev_s`` [s]; ``attrs["target"]`` the pinged host, ``attrs["errors"]`` the
-        number of error lines, ``attrs["malformed"]`` the skipped lines.
+        number of error lines, ``attrs["malformed"]`` the skipped lines. Column ``run``
+        (0, 1, ... in file order) numbers the ping runs of a log that several runs were
+        appended to (each ``PING`` banner starts one); ``attrs["runs"]`` is a list with
+        one dict per run: ``target``, ``first_line``, ``replies`` (reply rows read),
+        ``complete`` (False when the run has no statistics block: interrupted, or still
+        being written) and the summary keys above (NaN when not printed). With a single
+        run ``attrs["summary"]`` and ``attrs["target"]`` are that run's, as for one ping.
+        With several runs ``attrs["summary"]`` is the total over the complete runs (see
+        Notes), ``attrs["target"]`` the target when all runs share it, else the list of
+        distinct targets in file order, and ``attrs["notes"]`` says how many runs were
+        found and how many were cut off.
 
     Raises
     ------
@@ -172,6 +254,14 @@ def read_ping(path) -> pd.DataFrame:
     -----
     Lost probes are the sequence numbers missing from ``seq``; the loss of the whole run is
     ``attrs["summary"]["loss"]`` when ping printed its statistics (it does not when killed).
+
+    Total of several runs: ``transmitted``, ``received``, ``duplicates``, ``errors`` and
+    ``time_s`` are sums, ``loss`` = 1 - received / transmitted, ``rtt_min_s`` the least of
+    the minima, ``rtt_max_s`` the largest maximum, ``rtt_avg_s`` the mean of the run
+    averages weighted by ``received``. ``rtt_mdev_s`` is pooled: iputils prints the
+    population deviation sqrt(E[rtt^2] - E[rtt]^2) of each run, so the total is
+    sqrt(sum n_i (mdev_i^2 + avg_i^2) / sum n_i - avg^2) with n_i the replies received
+    (exact up to the rounding of the printed values; NaN when a run printed no mdev).
 
     References
     ----------
@@ -214,7 +304,7 @@ def read_ping(path) -> pd.DataFrame:
             rep.content(res["first"][0] + offset, res["first"][1])
         events.extend((ln + offset, kind, m, line) for ln, kind, m, line in res["events"])
     n = sum(len(x) for x in parts_lines)
-    rep.ok(n + len(events))
+    rep.ok(n + sum(ev[1] != "blank" for ev in events))  # a stamped empty line alone is no ping output
     rep.require_something()
     line_no = np.concatenate(parts_lines) if parts_lines else np.zeros(0, np.int64)
     order = np.argsort(line_no, kind="stable") if len(line_no) > 1 and np.any(np.diff(line_no) < 0) else None
@@ -232,20 +322,21 @@ def read_ping(path) -> pd.DataFrame:
         "src": src,
         "dup": data["dup"].astype(bool),
     }
-    df = pd.DataFrame(frame, copy=False)
     extra = {"errors": 0}
-    summary = {}
-    for _, kind, m, line in events:
+    runs: list[dict] = []
+    for ev_line, kind, m, line in sorted(events, key=lambda ev: ev[0]):
+        if kind == "blank":
+            continue
+        # each "PING ..." banner starts a run; what comes before the first banner is run 0
+        if not runs or (kind == "header" and ("target" in runs[-1] or "summary" in runs[-1])):
+            runs.append({"first_line": int(ev_line)})
+        run = runs[-1]
         if kind == "header":
-            # "PING host (addr) ...", and IPv6 "PING ::1(::1) 56 data bytes" (older iputils)
-            parts = line.split()
-            target = parts[-1] if "-->" in line else parts[1] if len(parts) > 1 else None  # BSD "PING6(...) a --> b"
-            if target and "(" in target[1:]:
-                target = target[: target.index("(", 1)]
-            extra["target"] = target
+            run["target"] = _target(line)
         elif kind == "error":
             extra["errors"] += 1
         elif kind == "stats":
+            summary = run.setdefault("summary", {})
             summary["transmitted"] = int(m["tx"])
             summary["received"] = int(m["rx"])
             summary["duplicates"] = int(m["dup"] or 0)
@@ -254,9 +345,37 @@ def read_ping(path) -> pd.DataFrame:
             summary["loss"] = (float(m["loss"]) / 100.0) if m["loss"] else ((tx - summary["received"]) / tx if tx else float("nan"))
             summary["time_s"] = float(m["time"]) * 1e-3 if m["time"] else float("nan")
         elif kind == "rtt":
-            vals = [float(v) * 1e-3 for v in m["vals"].split("/") if v]
+            vals = m["vals"].split("/")
+            if not all(_NUMBER.match(v) for v in vals):
+                rep.bad(ev_line, line)  # e.g. "rtt min/avg/max/mdev = . ms": a damaged line
+                continue
+            summary = run.setdefault("summary", {})
             for key, v in zip(("rtt_min_s", "rtt_avg_s", "rtt_max_s", "rtt_mdev_s"), vals):
-                summary[key] = v
-    if summary:
-        extra["summary"] = summary
+                summary[key] = float(v) * 1e-3
+    # the run of each reply: the number of later runs' banners above it
+    starts = np.asarray([r["first_line"] for r in runs[1:]], dtype=np.int64)
+    line_sorted = line_no[order] if order is not None else line_no
+    frame["run"] = np.searchsorted(starts, line_sorted, side="right").astype(np.int64)
+    df = pd.DataFrame(frame, copy=False)
+    if len(runs) <= 1:
+        # one run: the attrs of a single ping, as before
+        if runs and "target" in runs[0]:
+            extra["target"] = runs[0]["target"]
+        if runs and runs[0].get("summary"):
+            extra["summary"] = runs[0]["summary"]
+        extra["runs"] = [_run_entry(runs[0] if runs else {}, len(df))]
+    else:
+        replies = np.bincount(frame["run"], minlength=len(runs))
+        extra["runs"] = [_run_entry(r, replies[k]) for k, r in enumerate(runs)]
+        targets = list(dict.fromkeys(r["target"] for r in extra["runs"] if r["target"] is not None))
+        extra["target"] = targets[0] if len(targets) == 1 else targets
+        complete = [r for r in extra["runs"] if r["complete"]]
+        if complete:
+            extra["summary"] = _total(complete)
+        cut = len(extra["runs"]) - len(complete)
+        extra["notes"] = [
+            f"{len(runs)} ping runs in one file (each 'PING' banner starts one; column 'run')"
+            + (f"; {cut} without a statistics block (interrupted or still running), "
+               "left out of attrs['summary']" if cut else "")
+        ]
     return rep.finish(df, extra)

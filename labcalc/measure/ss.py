@@ -212,6 +212,15 @@ def read_ss(path, port: int | None = None) -> pd.DataFrame:
             continue
         rep.bad(i, s)
     rows = [r for r in rows if "cwnd_segments" in r or "rtt_s" in r]
+    # a socket whose numbers overflow a float (1e999, 400-digit counters read as inf) is
+    # malformed: it would otherwise reach the integer columns as inf
+    finite = []
+    for r in rows:
+        if not any(np.isinf(v) for v in r.values() if isinstance(v, float)):
+            finite.append(r)
+        else:
+            rep.bad(r["_line"], None)
+    rows = finite
     rep.ok(len(rows))
     if not rows:
         rep.recognised = 0
@@ -227,7 +236,7 @@ def read_ss(path, port: int | None = None) -> pd.DataFrame:
     for c in _COLUMNS:
         if c not in ("state", "src", "dst", "cc", "app_limited", "sample"):
             df[c] = pd.to_numeric(df[c], errors="coerce").astype(float)
-    if df["cwnd_segments"].notna().all():
+    if df["cwnd_segments"].notna().all() and (df["cwnd_segments"].abs() < 2.0**63).all():
         df["cwnd_segments"] = df["cwnd_segments"].astype(np.int64)
     df["sample"] = df["sample"].astype(np.int64)
     if port is not None:

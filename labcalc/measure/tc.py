@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 
 import numpy as np
 import pandas as pd
 
-from ._common import BIN, Report, iter_lines, json_unclosed, open_text
+from ._common import BIN, Report, check_json_depth, iter_lines, json_unclosed, open_text
 
 __all__ = ["read_tc_qdisc", "read_qlen"]
 
@@ -36,12 +37,64 @@ _BACKLOG = re.compile(r"backlog\s+(?P<b>\d+(?:\.\d+)?)(?P<bu>[KMG]?)b\s+(?P<p>\d
 _MARKED = re.compile(r"\b(?:marked|ecn_mark)\s+(?P<n>\d+)")
 _EARLY = re.compile(r"\bearly\s+(?P<n>\d+)")
 _STAMP = re.compile(r"^#?\s*(?P<t>\d{6,}(?:\.\d+)?)\s*$")
+# one whole 'tc -s qdisc show' output on one line ('echo $(tc -s qdisc)'), after an optional
+# Unix time ('echo $(date +%s.%N) $(tc -s qdisc)'): the qdiscs follow each other on the line
+_FLAT = re.compile(r"^(?:#?\s*(?P<t>\d{6,}(?:\.\d+)?)\s+)?(?=(?:qdisc|class)\s.*\sSent\s)")
+_FLAT_SPLIT = re.compile(r"\s(?=(?:qdisc|class)\s+\S+\s+[0-9a-fA-F]*:[0-9a-fA-F]*(?:\s|$))")
+_SENT_ANY = re.compile(_SENT.pattern.replace("^", r"\b", 1))
+# counters beyond 2**62 are damaged digit runs, not a qdisc's (and would not fit int64)
+_MAX_COUNT = 2**62
 
 _COLUMNS = [
     "time_s", "sample", "object", "dev", "kind", "handle", "parent", "bytes", "packets", "drops", "overlimits",
     "requeues", "backlog_bytes", "backlog_packets", "marked", "early_drops",
 ]
 _NUMERIC = _COLUMNS[7:]
+
+
+def _count(v):
+    """A counter as an int, or None when it is no count (wrong JSON type, negative, huge, not finite)."""
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, str):
+        if not v.isdigit() or len(v) > 18:
+            return None
+        v = int(v)
+    if isinstance(v, float):
+        if not math.isfinite(v) or v != int(v):
+            return None
+        v = int(v)
+    if isinstance(v, int) and 0 <= v < _MAX_COUNT:
+        return v
+    return None
+
+
+def _fill(current: dict, s: str, anywhere: bool = False) -> bool:
+    """Add the counters found in the text *s* to the row *current*; False when a number is damaged."""
+    ok = True
+    m = (_SENT_ANY.search if anywhere else _SENT.match)(s)
+    if m:
+        for key, g in (("bytes", "bytes"), ("packets", "pkts"), ("drops", "drops"), ("overlimits", "over"),
+                       ("requeues", "req")):
+            if m[g] is not None:
+                v = _count(m[g])
+                ok &= v is not None
+                current[key] = v
+    mb = _BACKLOG.search(s)
+    if mb:
+        b = float(mb["b"]) * BIN[mb["bu"]]
+        current["backlog_bytes"] = b if math.isfinite(b) and b < _MAX_COUNT else None
+        current["backlog_packets"] = _count(mb["p"])
+        ok &= current["backlog_bytes"] is not None and current["backlog_packets"] is not None
+        if mb["req"] is not None:
+            current["requeues"] = _count(mb["req"])
+            ok &= current["requeues"] is not None
+    for key, rx in (("marked", _MARKED), ("early_drops", _EARLY)):
+        mm = rx.search(s)
+        if mm:
+            current[key] = _count(mm["n"])
+            ok &= current[key] is not None
+    return ok
 
 
 def _finish_tc(rows: list[dict], rep: Report) -> pd.DataFrame:
@@ -59,8 +112,11 @@ def _finish_tc(rows: list[dict], rep: Report) -> pd.DataFrame:
 
 
 def _tc_json(text: str, rep: Report) -> pd.DataFrame:
+    check_json_depth(text, rep.name, expected=rep.expected)
     rows = []
-    dec = json.JSONDecoder()
+    # integers longer than any counter are read as inf (then reported malformed by _count):
+    # int() refuses more than 4300 digits, which would cost the whole document
+    dec = json.JSONDecoder(parse_int=lambda d: int(d) if len(d) <= 19 else math.inf)
     stamp = np.nan
     sample = -1
     lines = text.split("\n")
@@ -77,6 +133,9 @@ def _tc_json(text: str, rep: Report) -> pd.DataFrame:
         m = _STAMP.match(text[pos:eol].strip())
         if m:
             stamp = float(m["t"])
+            if not math.isfinite(stamp):
+                stamp = np.nan
+                rep.bad(line_no, text[pos:eol])
             pos = eol + 1
             continue
         try:
@@ -88,6 +147,11 @@ def _tc_json(text: str, rep: Report) -> pd.DataFrame:
                 rep.bad(line_no, text[pos:eol])
                 break
             raise rep.fail(int(np.searchsorted(offsets, exc.pos, side="right")), detail) from None
+        except ValueError as exc:  # any other number the decoder cannot read
+            if rows:
+                rep.bad(line_no, text[pos:eol])
+                break
+            raise rep.fail(line_no, f"a number in the JSON cannot be read ({exc})") from None
         sample += 1
         qdiscs = doc if isinstance(doc, list) else [doc]
         for q in qdiscs:
@@ -96,15 +160,25 @@ def _tc_json(text: str, rep: Report) -> pd.DataFrame:
                 rep.bad(line_no, text[pos:eol])
                 continue
             obj = "qdisc" if "kind" in q else "class"
-            rows.append({
+            row = {
                 "time_s": stamp, "sample": sample, "object": obj, "dev": q.get("dev", ""),
                 "kind": q["kind"] if obj == "qdisc" else q["class"],
-                "handle": q.get("handle", ""), "parent": "root" if q.get("root") else q.get("parent", ""),
+                "handle": q.get("handle", ""), "parent": "root" if q.get("root") is True else q.get("parent", ""),
+            }
+            counters = {
                 "bytes": q.get("bytes"), "packets": q.get("packets"), "drops": q.get("drops"),
                 "overlimits": q.get("overlimits"), "requeues": q.get("requeues"),
                 "backlog_bytes": q.get("backlog"), "backlog_packets": q.get("qlen"),
                 "marked": q.get("marked", q.get("ecn_mark")), "early_drops": q.get("early"),
-            })
+            }
+            # a field of the wrong type (a list, a string, a huge or negative number) makes
+            # the object malformed, not the whole file
+            row.update({k: _count(v) for k, v in counters.items()})
+            damaged = any(v is not None and row[k] is None for k, v in counters.items())
+            if damaged or not all(isinstance(row[k], str) for k in ("dev", "kind", "handle", "parent")):
+                rep.bad(line_no, text[pos:eol])
+                continue
+            rows.append(row)
             rep.ok()
         pos = end
     return _finish_tc(rows, rep)
@@ -132,6 +206,17 @@ def read_tc_qdisc(path) -> pd.DataFrame:
     ``overlimits``, ``requeues``, ``backlog``, ``qlen``; several documents may follow each
     other, with stamp lines between them.
 
+    Flattened samples, one per line, as ``echo $(date +%s.%N) $(tc -s qdisc show dev eth0)``
+    logs them (the shell joins the lines of one output with single spaces; the time in
+    front is optional)::
+
+        1795516551.945 qdisc tbf 2: root refcnt 3 rate 10Mbit burst 4Kb lat 50ms Sent 45032 bytes 43 pkt (dropped 0, overlimits 75 requeues 0) backlog 60771b 35p requeues 0
+
+    Each such line is one sample (``sample`` counts the lines; ``time_s`` is the time in
+    front, NaN without one) and holds every qdisc (or class) printed, each starting at
+    ``qdisc <kind> <handle>:``. A line with a damaged counter is skipped as malformed as a
+    whole, so a sample never lacks a qdisc.
+
     Parameters
     ----------
     path : str, path-like, file object or text
@@ -152,7 +237,10 @@ def read_tc_qdisc(path) -> pd.DataFrame:
     Raises
     ------
     MeasurementFormatError
-        When no qdisc statistics are found, or the JSON cannot be decoded.
+        When no qdisc statistics are found, or the JSON cannot be decoded or nests deeper
+        than any ``tc -j`` output. Counters that are no count (a string or list in the
+        JSON, a negative, non-finite or 19+ digit number) make their line or JSON object
+        malformed instead.
 
     Notes
     -----
@@ -199,9 +287,41 @@ def read_tc_qdisc(path) -> pd.DataFrame:
         if not s:
             continue
         rep.content(i, s)
+        m = _FLAT.match(s)
+        if m:
+            # a flattened sample: one line is one sample, its time in front (NaN without)
+            if rows:
+                sample += 1
+            t = float(m["t"]) if m["t"] else np.nan
+            line_rows = []
+            good = not (m["t"] and not math.isfinite(t))
+            for part in _FLAT_SPLIT.split(s[m.end():]):
+                mq = _QDISC.match(part)
+                if not mq:
+                    good = False
+                    continue
+                row = {"time_s": t, "sample": sample, "object": mq["object"], "dev": mq["dev"] or "",
+                       "kind": mq["kind"], "handle": mq["handle"],
+                       "parent": "root" if mq["root"] else (mq["parent"] or "")}
+                good &= _fill(row, part[mq.end():], anywhere=True) and "bytes" in row
+                line_rows.append(row)
+            if good and line_rows:
+                rows.extend(line_rows)
+                rep.ok()
+            else:
+                rep.bad(i, s)
+            seen = set()
+            stamped_since_row = False
+            current = None
+            skipping = False
+            continue
         m = _STAMP.match(s)
         if m:
             stamp = float(m["t"])
+            if not math.isfinite(stamp):
+                stamp = np.nan
+                rep.bad(i, s)
+                continue
             if rows and not stamped_since_row:
                 sample += 1
                 seen = set()
@@ -234,25 +354,10 @@ def read_tc_qdisc(path) -> pd.DataFrame:
             if not skipping:
                 rep.bad(i, s)
             continue
-        m = _SENT.match(s)
-        if m:
-            current.update(bytes=int(m["bytes"]), packets=int(m["pkts"]), drops=int(m["drops"]),
-                           overlimits=int(m["over"]))
-            if m["req"] is not None:
-                current["requeues"] = int(m["req"])
+        if not _fill(current, s):
+            rep.bad(i, s)  # a counter too long or damaged: that counter is left NaN
+        elif _SENT.match(s):
             rep.ok()
-        mb = _BACKLOG.search(s)
-        if mb:
-            current["backlog_bytes"] = float(mb["b"]) * BIN[mb["bu"]]
-            current["backlog_packets"] = int(mb["p"])
-            if mb["req"] is not None:
-                current["requeues"] = int(mb["req"])
-        mm = _MARKED.search(s)
-        if mm:
-            current["marked"] = int(mm["n"])
-        me = _EARLY.search(s)
-        if me:
-            current["early_drops"] = int(me["n"])
     rows = [r for r in rows if "bytes" in r]
     if not rows:
         rep.recognised = 0
@@ -301,6 +406,46 @@ def read_qlen(path) -> pd.DataFrame:
     """
     name, text = open_text(path)
     rep = Report(name, FORMAT_QLEN, EXPECTED_QLEN)
+    fast = _qlen_fast(text, rep)
+    if fast is not None:
+        t, qa = fast
+    else:
+        t, qa = _qlen_slow(text, rep)
+    df = pd.DataFrame({"time_s": t,
+                       "backlog_packets": qa.astype(np.int64) if np.all(qa == np.round(qa)) and np.all(qa < 2.0**63) else qa})
+    return rep.finish(df)
+
+
+def _qlen_fast(text: str, rep: Report):
+    """The common case, every line ``<time>,<packets>``, parsed by pandas' C reader.
+
+    Returns ``(time, packets)`` arrays or None when the file needs the line-by-line path
+    (other separators, a header, malformed or non-finite values). Keeps memory near twice
+    the file: the text is encoded once and parsed in chunks by the C reader.
+    """
+    import io
+
+    head = text.lstrip()
+    if not head or not (head[0].isdigit() or head[0] in "-."):
+        return None
+    data = text.encode("utf-8", "replace")
+    try:
+        frame = pd.read_csv(io.BytesIO(data), header=None, names=["t", "q"], dtype=float, engine="c",
+                            skip_blank_lines=True, index_col=False)
+    except (ValueError, pd.errors.ParserError, OverflowError):
+        return None
+    t = frame["t"].to_numpy()
+    q = frame["q"].to_numpy()
+    if (not len(t) or data.count(b",") != len(t) or not np.isfinite(t).all() or not np.isfinite(q).all()
+            or (q < 0).any()):
+        return None
+    rep.ok(len(t))
+    rep.content(text[: len(text) - len(head)].count("\n") + 1)
+    return t, q
+
+
+def _qlen_slow(text: str, rep: Report):
+    """Line by line: separators ``,``/``;``/blanks, a header line, malformed lines reported."""
     t, q = [], []
     header_seen = False
     for i, line in iter_lines(text):
@@ -309,9 +454,13 @@ def read_qlen(path) -> pd.DataFrame:
             continue
         m = _QLEN.match(s)
         if m:
-            t.append(float(m["t"]))
-            q.append(float(m["q"]))
-            rep.ok()
+            tv, qv = float(m["t"]), float(m["q"])
+            if math.isfinite(tv) and math.isfinite(qv):  # 1e999 or 400 digits read as inf
+                t.append(tv)
+                q.append(qv)
+                rep.ok()
+                continue
+            rep.bad(i, s)
         elif not (t or header_seen or rep.malformed_count) and re.match(
             r"^[A-Za-z_# ][\w ]*[,;\t ]\s*[A-Za-z_][\w ]*$", s
         ):
@@ -320,7 +469,4 @@ def read_qlen(path) -> pd.DataFrame:
         else:
             rep.bad(i, s)
     rep.require_something()
-    qa = np.asarray(q, dtype=float)
-    df = pd.DataFrame({"time_s": np.asarray(t, dtype=float),
-                       "backlog_packets": qa.astype(np.int64) if np.all(qa == np.round(qa)) else qa})
-    return rep.finish(df)
+    return np.asarray(t, dtype=float), np.asarray(q, dtype=float)

@@ -63,7 +63,13 @@ _VARIANTS = ("tracepoint", "proc10", "proc11")
 
 
 def _int(s: str, kind: str) -> float:
-    return float(int(s, 16) if kind == "hex" else int(s))
+    """Integer field as float; a value too long or too large for a float raises ValueError."""
+    if len(s) > 40:  # no counter of a kernel trace has more digits; avoids int()'s digit limit
+        raise ValueError(f"number too long: {s[:20]}...")
+    try:
+        return float(int(s, 16) if kind == "hex" else int(s))
+    except OverflowError:
+        raise ValueError(f"number too large: {s[:20]}") from None
 
 
 def _parse_slow(text: str):
@@ -85,9 +91,12 @@ def _parse_slow(text: str):
     if m:
         g = m.groups()
         out = {"time_s": float(g[0]), "src": g[1], "dst": g[2]}
-        for (col, kind), val in zip(_PROC_FIELDS[3:], g[3:]):
-            if val is not None:
-                out[col] = _int(val, kind)
+        try:
+            for (col, kind), val in zip(_PROC_FIELDS[3:], g[3:]):
+                if val is not None:
+                    out[col] = _int(val, kind)
+        except ValueError:
+            return None, None
         return ("proc11" if g[10] is not None else "proc10"), out
     if _EVENT_RE.match(text) and "tcp_probe" not in text:
         return "other", None

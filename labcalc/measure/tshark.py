@@ -139,6 +139,16 @@ def _realign(header: list[str], tokens: list[str]) -> list[str] | None:
     return out
 
 
+def _guarded(reader, rep, first_line):
+    """Rows of a csv.reader; a csv.Error (field over the size limit, NUL byte) becomes a
+    MeasurementFormatError naming the line (the csv module cannot resume after it)."""
+    try:
+        yield from reader
+    except csv.Error as exc:
+        line = first_line + reader.line_num - 1
+        raise rep.fail(line, f"unreadable CSV ({exc})") from None
+
+
 def read_tshark(path) -> pd.DataFrame:
     """Read a ``tshark -T fields`` export (header line of field names, one packet per line).
 
@@ -219,7 +229,12 @@ def read_tshark(path) -> pd.DataFrame:
     ncol = len(header)
     body = "\n".join(lines[hi + 1:])
     table = None
+    first_row = next((ln for ln in lines[hi + 1:hi + 200] if ln.strip()), "")
     try:
+        if first_row.count(sep) > ncol - 1:
+            # pandas would turn the extra fields of the first row into index levels (a 400 KB
+            # row took 18 s); such a row is handled, and reported, by the csv path below
+            raise ValueError("first row wider than the header")
         table = pd.read_csv(io.StringIO(body), sep=sep, header=None, names=list(range(ncol)), dtype=str,
                             keep_default_na=False, quotechar='"', engine="c", skip_blank_lines=True)
         if len(table) and (table[ncol - 1].isna().any() if ncol else False):
@@ -232,11 +247,13 @@ def read_tshark(path) -> pd.DataFrame:
         n = len(table)
     else:
         rows = []
-        for i, fields in enumerate(csv.reader(io.StringIO(body), delimiter=sep, quotechar='"'), start=hi + 2):
+        reader = csv.reader(io.StringIO(body), delimiter=sep, quotechar='"')
+        for i, fields in enumerate(_guarded(reader, rep, hi + 2), start=hi + 2):
             if not fields or (len(fields) == 1 and not fields[0].strip()):
                 continue
             if len(fields) != ncol:
-                fixed = _realign(header, fields) if sep == "," else None
+                # far too many fields cannot be a realignable row (and _realign would be slow)
+                fixed = _realign(header, fields) if sep == "," and len(fields) <= 2 * ncol + 8 else None
                 if fixed is None:
                     rep.bad(i, sep.join(fields))
                     continue
@@ -252,7 +269,12 @@ def read_tshark(path) -> pd.DataFrame:
     def numeric(values, integer):
         s = pd.Series([_first(v) for v in values], dtype=object)
         num = pd.to_numeric(s.where(s != "", None), errors="coerce").to_numpy(dtype=float)
-        if integer and not np.isnan(num).any() and np.all(num == np.round(num)):
+        given = s.notna().to_numpy() & (s != "").to_numpy()
+        if np.isinf(num).any() or (np.isnan(num) & given).any():
+            # a value that is not a number (or overflows) would otherwise become a silent NaN
+            bad = next(v for v, x, g in zip(values, num, given) if np.isinf(x) or (np.isnan(x) and g))
+            raise rep.fail(None, f"field {field!r} holds a value that is not a finite number: {str(bad)[:40]!r}")
+        if integer and not np.isnan(num).any() and np.all(num == np.round(num)) and np.all(np.abs(num) < 2.0**63):
             return num.astype(np.int64)
         return num
 

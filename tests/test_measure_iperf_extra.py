@@ -1,0 +1,492 @@
+"""iperf readers on real -P N recordings, iperf3 JSON side, and hostile inputs (issue 11).
+
+(a) iperf3 outputs recorded on this machine with ``-P N`` (tests/data/measure/README says
+    how): the rows and the summary are compared with counts taken from the file by an
+    independent regular expression and with hand-counted literals, and the per-stream
+    totals with iperf3's own ``[SUM]`` lines within the rounding of the printed digits.
+(b) one test per damaged-input case of the issue: wrong JSON types, deep nesting, huge and
+    non-finite numbers, truncated lines, NUL bytes.
+(c) a seeded hypothesis property: mutated iperf / iperf3 files give a frame or a
+    MeasurementFormatError naming the source, never another exception.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import re
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from labcalc.measure import MalformedLinesWarning, MeasurementFormatError, ToolErrorWarning
+from labcalc.measure._common import check_json_depth
+from labcalc.measure.iperf import read_iperf, read_iperf3
+
+DATA = Path(__file__).resolve().parent / "data" / "measure"
+RECORDED = Path(__file__).resolve().parents[1] / "data" / "measurements" / "recorded"
+
+
+def quiet(func, *args):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MalformedLinesWarning)
+        warnings.simplefilter("ignore", ToolErrorWarning)
+        return func(*args)
+
+
+# --------------------------------------------------------------------------------------
+# (a) -P N text recordings
+
+# an interval or summary line, after an optional --timestamps prefix; independent of the reader
+_LINE = re.compile(
+    r"\[\s*(?P<id>\d+|SUM)\](?:\[(?P<dir>[A-Z]+-[A-Z])\])?\s+(?P<t0>[\d.]+)-(?P<t1>[\d.]+)\s+sec\s+"
+    r"(?P<xfer>[\d.]+) (?P<xu>[KMG]?)Bytes\s+(?P<rate>[\d.]+) (?P<ru>[KMG]?)bits/sec(?P<rest>.*)$"
+)
+_BIN = {"": 1, "K": 1024, "M": 1024**2, "G": 1024**3}
+_DEC = {"": 1, "K": 1e3, "M": 1e6, "G": 1e9}
+
+
+def _scan(path: Path):
+    """Interval and summary lines of the client's part (before 'Server output:')."""
+    intervals, summary = [], []
+    for line in path.read_text().split("\n"):
+        if line.startswith("Server output:"):
+            break
+        m = _LINE.search(line)
+        if not m:
+            continue
+        rest = m["rest"].strip()
+        role = rest.split()[-1] if rest.endswith(("sender", "receiver")) else None
+        rec = {
+            "id": m["id"], "dir": m["dir"], "t1": float(m["t1"]), "role": role,
+            "bytes": float(m["xfer"]) * _BIN[m["xu"]], "xfer": m["xfer"], "xu": m["xu"],
+            "rate": float(m["rate"]) * _DEC[m["ru"]], "rate_txt": m["rate"], "ru": m["ru"],
+        }
+        (summary if role else intervals).append(rec)
+    return intervals, summary
+
+
+def _half_digit(text: str, unit: float) -> float:
+    """Half a unit of the last printed digit: iperf3 prints 3 significant digits."""
+    decimals = len(text.split(".")[1]) if "." in text else 0
+    return 0.5 * 10.0**-decimals * unit
+
+
+# file, streams, interval groups, [SUM] rows in the intervals, summary lines iperf3 printed
+P_FILES = [
+    ("iperf3_P2.txt", 2, 3, 3, 6),                 # 2 x 3 + 3 SUM; 2 x (sender, receiver) + 2 SUM
+    ("iperf3_P5.txt", 5, 2, 2, 12),
+    ("iperf3_P10_get_server_output.txt", 10, 2, 2, 22),
+    ("iperf3_P100.txt", 100, 2, 2, 202),
+    ("iperf3_udp_P3.txt", 3, 2, 2, 8),
+    ("iperf3_R_P4.txt", 4, 2, 2, 10),
+    ("iperf3_bidir_P2_timestamps_O1.txt", 4, 3, 6, 12),  # 2 TX + 2 RX streams, 1 omitted group
+    ("iperf3_server_P3.txt", 3, 2, 2, 4),          # server: receivers + SUM receiver only
+]
+
+
+@pytest.mark.parametrize("fname,streams,groups,sums,n_summary", P_FILES)
+def test_parallel_rows_and_summary(fname, streams, groups, sums, n_summary):
+    path = DATA / fname
+    df = read_iperf3(path)
+    intervals, summary = _scan(path)
+    # hand-counted shape, and the same from the independent scan
+    assert len(df) == streams * groups + sums == len(intervals)
+    assert (df["stream"] == "SUM").sum() == sums
+    assert len(df.attrs["summary"]) == n_summary == len(summary)
+    assert [s["role"] for s in df.attrs["summary"]] == [s["role"] for s in summary]
+    assert df.attrs["malformed"] == {"count": 0, "lines": []}
+    # the rows are the file's interval lines, in order and with their values
+    assert df["time_s"].tolist() == [r["t1"] for r in intervals]
+    np.testing.assert_allclose(df["bytes"], [r["bytes"] for r in intervals], rtol=1e-12)
+    np.testing.assert_allclose(df["rate_bps"], [r["rate"] for r in intervals], rtol=1e-12)
+    # every interval is in the frame, none in the summary (the bug of issue 11)
+    assert all(s["start_s"] == 0.0 for s in df.attrs["summary"])
+
+
+@pytest.mark.parametrize("fname", [f[0] for f in P_FILES])
+def test_parallel_receiver_sum_matches_sum_line(fname):
+    """The per-stream receiver totals add up to iperf3's [SUM] receiver line (3 digits each)."""
+    _, summary = _scan(DATA / fname)
+    df = read_iperf3(DATA / fname)
+    for direction in {s["dir"] for s in summary}:
+        recv = [s for s in summary if s["role"] == "receiver" and s["dir"] == direction]
+        per_stream = [s for s in recv if s["id"] != "SUM"]
+        total = [s for s in recv if s["id"] == "SUM"]
+        assert len(total) == 1 and per_stream
+        tol = sum(_half_digit(s["rate_txt"], _DEC[s["ru"]]) for s in recv)
+        assert sum(s["rate"] for s in per_stream) == pytest.approx(total[0]["rate"], abs=tol)
+        # the reader's summary holds the same numbers
+        got = [s for s in df.attrs["summary"] if s["role"] == "receiver" and s.get("direction") == direction]
+        assert sum(s["rate_bps"] for s in got if s["stream"] != "SUM") == pytest.approx(
+            sum(s["rate"] for s in per_stream), rel=1e-12
+        )
+
+
+@pytest.mark.parametrize("fname", [f[0] for f in P_FILES])
+def test_parallel_interval_sum_rows_add_up(fname):
+    """In each interval group the [SUM] bytes equal the streams' bytes within rounding."""
+    intervals, _ = _scan(DATA / fname)
+    group = []
+    for r in intervals:
+        if r["id"] != "SUM":
+            group.append(r)
+            continue
+        mine = [g for g in group if g["dir"] == r["dir"]]
+        tol = sum(_half_digit(g["xfer"], _BIN[g["xu"]]) for g in mine + [r])
+        assert sum(g["bytes"] for g in mine) == pytest.approx(r["bytes"], abs=tol)
+        group = [g for g in group if g["dir"] != r["dir"]]
+
+
+def test_p2_values_and_side():
+    df = read_iperf3(DATA / "iperf3_P2.txt")
+    assert df.attrs["side"] == "client"
+    # line 5: "[  5]   0.00-1.00   sec  2.50 MBytes  21.0 Mbits/sec    0   1.12 MBytes"
+    first = df.iloc[0]
+    assert (first["stream"], first["end_s"], first["bytes"], first["rate_bps"]) == ("5", 1.0, 2.5 * 1024**2, 21.0e6)
+    assert first["cwnd_bytes"] == pytest.approx(1.12 * 1024**2)
+    # line 15: "[SUM]   2.00-3.00   sec  4.75 MBytes  39.8 Mbits/sec    0"
+    last = df.iloc[-1]
+    assert (last["stream"], last["start_s"], last["end_s"], last["rate_bps"]) == ("SUM", 2.0, 3.0, 39.8e6)
+    # line 22: "[SUM]   0.00-3.00   sec  14.5 MBytes  40.5 Mbits/sec   receiver"
+    assert df.attrs["summary"][-1]["rate_bps"] == 40.5e6
+    assert df.attrs["summary"][-1]["role"] == "receiver"
+    assert df["src"].iloc[0].endswith(":53792") and df["dst"].iloc[0] == "127.0.0.1:5299"
+
+
+def test_p10_server_output_kept_apart():
+    df = read_iperf3(DATA / "iperf3_P10_get_server_output.txt")
+    server = df.attrs["server_output"]
+    assert len(server["intervals"]) == 10 * 2 + 2
+    assert [s["role"] for s in server["summary"]] == ["receiver"] * 11
+    # the server's [SUM] receiver line: "[SUM]   0.00-2.00   sec  12.5 MBytes  52.4 Mbits/sec  receiver"
+    assert server["summary"][-1]["stream"] == "SUM" and server["summary"][-1]["rate_bps"] == 52.4e6
+    assert df["stream"].nunique() == 11
+
+
+def test_reverse_and_udp_and_bidir_details():
+    rev = read_iperf3(DATA / "iperf3_R_P4.txt")
+    assert rev.attrs["reverse"] is True
+    streams = rev[rev["stream"] != "SUM"]
+    assert (streams["src"] == "127.0.0.1:5299").all()  # -R: the server sends
+    udp = read_iperf3(DATA / "iperf3_udp_P3.txt")
+    per_stream = udp[udp["stream"] != "SUM"]
+    # UDP sender intervals, "Total Datagrams" column (lines 6-8 and 11-13: 20 then 19 each)
+    assert per_stream["packets"].tolist() == [20, 20, 20, 19, 19, 19]
+    assert udp.loc[udp["stream"] == "SUM", "packets"].tolist() == [60, 57]  # lines 9 and 14
+    recv = [s for s in udp.attrs["summary"] if s["role"] == "receiver" and s["stream"] != "SUM"]
+    assert [s["lost_packets"] for s in recv] == [0, 0, 0] and [s["packets"] for s in recv] == [39, 39, 39]
+    bidir = read_iperf3(DATA / "iperf3_bidir_P2_timestamps_O1.txt")
+    assert bidir["omitted"].sum() == 6 and not bidir["omitted"].iloc[6:].any()
+    assert set(bidir["direction"]) == {"TX-C", "RX-C"}
+    assert bidir["timestamp"].iloc[0] == "Tue Nov 24 10:33:01 2026"
+
+
+def test_server_side_text():
+    df = read_iperf3(DATA / "iperf3_server_P3.txt")
+    assert df.attrs["side"] == "server"
+    # the server receives: the client's ports are the sources
+    assert (df.loc[df["stream"] != "SUM", "dst"].str.endswith(":5298")).all()
+
+
+def test_separator_without_header_is_not_summary():
+    text = (
+        "[ ID] Interval           Transfer     Bitrate\n"
+        "[  5]   0.00-1.00   sec  1.00 MBytes  8.39 Mbits/sec\n"
+        "[  7]   0.00-1.00   sec  1.00 MBytes  8.39 Mbits/sec\n"
+        "- - - - - - - - - - - - - - - - - - - - - - - - -\n"
+        "[  5]   1.00-2.00   sec  1.00 MBytes  8.39 Mbits/sec\n"
+        "[  7]   1.00-2.00   sec  1.00 MBytes  8.39 Mbits/sec\n"
+    )
+    df = read_iperf3(text)
+    assert len(df) == 4 and df.attrs["summary"] == []
+
+
+# --------------------------------------------------------------------------------------
+# JSON side
+
+
+def _json_rows(doc) -> int:
+    n = 0
+    for interval in doc["intervals"]:
+        n += len(interval["streams"])
+        if len(interval["streams"]) > 1:
+            n += sum(k in interval for k in ("sum", "sum_bidir_reverse"))
+    return n
+
+
+@pytest.mark.parametrize("fname,side", [("iperf3_server_P2.json", "server"), ("iperf3_client_P2.json", "client")])
+def test_json_side(fname, side):
+    df = read_iperf3(DATA / fname)
+    doc = json.loads((DATA / fname).read_text())
+    assert df.attrs["side"] == side
+    assert len(df) == _json_rows(doc)
+    assert df["bytes"].sum() == sum(s["bytes"] for i in doc["intervals"] for s in i["streams"]) + sum(
+        i["sum"]["bytes"] for i in doc["intervals"]
+    )
+
+
+def test_json_side_of_existing_files():
+    assert read_iperf3(RECORDED / "iperf3_tcp.json").attrs["side"] == "client"
+    assert read_iperf3(DATA / "iperf3_reverse_client.json").attrs["side"] == "client"
+    assert read_iperf3(DATA / "iperf3_reverse_old.json").attrs["side"] == "client"  # iperf 3.0.7
+    # hand-made files with neither start.connecting_to nor start.accepted_connection
+    assert read_iperf3(DATA / "iperf3_client.json").attrs["side"] is None
+    assert quiet(read_iperf3, DATA / "iperf3_stream.jsonl").attrs["side"] is None
+
+
+# --------------------------------------------------------------------------------------
+# (b) one test per damaged input of the issue
+
+
+def _bio(data: str | bytes, name: str) -> io.BytesIO:
+    b = io.BytesIO(data.encode() if isinstance(data, str) else data)
+    b.name = name
+    return b
+
+
+def _refused(func, data, name="case.json", match=None) -> MeasurementFormatError:
+    with pytest.raises(MeasurementFormatError) as info:
+        quiet(func, _bio(data, name))
+    assert name in str(info.value)
+    if match:
+        assert re.search(match, str(info.value)), str(info.value)
+    return info.value
+
+
+CLIENT_JSON = (DATA / "iperf3_client_P2.json").read_text()
+
+
+@pytest.mark.parametrize(
+    "doc,field",
+    [
+        ('{"start": 2}', "start"),
+        ('{"intervals": [1]}', r"intervals\[0\]"),
+        ('{"intervals": 3}', "intervals"),
+        ('{"end": []}', "end"),
+        ('{"start": {"connected": 5}, "intervals": []}', "start.connected"),
+        ('{"start": {"test_start": "x"}}', "start.test_start"),
+        ('{"intervals": [{"streams": {"a": 1}}]}', r"intervals\[0\]\.streams"),
+        (
+            '{"intervals": [{"streams": [{"socket": [1], "start": 0, "end": 1, "bytes": 1, "bits_per_second": 8}]}]}',
+            r"intervals\[0\]\.streams\[0\]\.socket is an array",
+        ),
+        ('{"end": {"streams": [{"sender": 7}]}}', r"end\.streams\[0\]\.sender"),
+    ],
+)
+def test_json_wrong_types(doc, field):
+    _refused(read_iperf3, doc, match=field)
+
+
+def test_json_string_where_number():
+    doc = json.loads(CLIENT_JSON)
+    doc["intervals"][1]["streams"][0]["bytes"] = "1.2 MB"
+    exc = _refused(read_iperf3, json.dumps(doc), match=r"intervals\[1\]\.streams\[0\]\.bytes is a string")
+    assert exc.line == 1
+
+
+def test_json_nulls():
+    """null in an optional field (rtt) is a missing value; in a core field an error."""
+    doc = json.loads(CLIENT_JSON)
+    doc["intervals"][0]["streams"][0]["rtt"] = None
+    df = read_iperf3(_bio(json.dumps(doc), "null.json"))
+    assert math.isnan(df["rtt_s"].iloc[0]) and df["rtt_s"].iloc[1] > 0
+    doc["start"] = None  # a null part is an empty one
+    assert len(read_iperf3(_bio(json.dumps(doc), "null.json"))) == len(df)
+    # a null (or absent) interval bound, byte count or rate is refused, not a silent NaN
+    doc["intervals"][1]["sum"]["start"] = None
+    _refused(read_iperf3, json.dumps(doc), match=r"intervals\[1\]\.sum\.start is missing")
+    del doc["intervals"][1]["sum"]["start"]
+    _refused(read_iperf3, json.dumps(doc), match=r"intervals\[1\]\.sum\.start is missing")
+
+
+def test_json_deep_nesting():
+    _refused(read_iperf3, '{"start": ' + "[" * 100_000 + "]" * 100_000 + "}", match="nests deeper")
+    _refused(read_iperf3, '{"intervals": ' + "[" * 100_000, name="deep.json", match="nests deeper")
+    with pytest.raises(MeasurementFormatError, match="x.json, line 2"):
+        check_json_depth('{"a": "[[[[[[",\n' + "[" * 101, "x.json")
+    check_json_depth('{"a": "' + "[" * 500 + '"}', "x.json")  # brackets in strings do not count
+
+
+@pytest.mark.parametrize("value", ["1" * 400, "1e999", "-1e999", "Infinity", "NaN"])
+def test_json_huge_and_non_finite_numbers(value):
+    text = re.sub(r'"bytes":\s*\d+', f'"bytes": {value}', CLIENT_JSON, count=3)
+    _refused(read_iperf3, text, match=r"bytes is a number .*expected a finite number")
+
+
+def test_json_integer_beyond_python_limit():
+    text = re.sub(r'"bytes":\s*\d+', '"bytes": ' + "9" * 5000, CLIENT_JSON, count=1)
+    _refused(read_iperf3, text, match="invalid JSON")
+
+
+def test_json_stream_non_object_lines():
+    lines = (DATA / "iperf3_stream.jsonl").read_text().split("\n")
+    lines.insert(1, "[1, 2]")
+    lines.insert(2, "3")
+    with pytest.warns(MalformedLinesWarning):
+        df = read_iperf3(_bio("\n".join(lines), "s.jsonl"))
+    assert df.attrs["malformed"]["lines"][:2] == [2, 3]
+
+
+@pytest.mark.parametrize("value", ["1" * 400, "1e999"])
+def test_text_huge_numbers_are_malformed_lines(value):
+    lines = (DATA / "iperf3_P2.txt").read_text().split("\n")
+    # line 5: a stream's first interval; its Retr count becomes huge
+    lines[4] = lines[4].replace("Mbits/sec    0 ", f"Mbits/sec    {value} ")
+    lines[5] = lines[5].replace("2.50 MBytes", "1" * 400 + " MBytes")
+    with pytest.warns(MalformedLinesWarning):
+        df = read_iperf3(_bio("\n".join(lines), "huge.txt"))
+    assert len(df) == 9 - 2
+    assert np.isfinite(df[["bytes", "rate_bps", "retransmits"]].to_numpy(float)).all()
+    assert df["retransmits"].dtype == np.int64
+    assert df.attrs["malformed"] == {"count": 2, "lines": [5, 6]}
+
+
+@pytest.mark.parametrize("value", ["inf", "nan", "1e999", "1" * 400])
+def test_iperf2_csv_non_finite(value):
+    lines = (DATA / "iperf2_udp.csv").read_text().strip().split("\n")
+    fields = lines[0].split(",")
+    fields[7] = value  # bytes
+    lines[0] = ",".join(fields)
+    with pytest.warns(MalformedLinesWarning):
+        df = read_iperf(_bio("\n".join(lines), "u.csv"))
+    assert df.attrs["malformed"]["lines"] == [1]
+    assert np.isfinite(df["bytes"]).all()
+
+
+def test_iperf2_text_huge_number():
+    lines = (DATA / "iperf2_parallel.txt").read_text().split("\n")
+    k = next(i for i, ln in enumerate(lines) if "Bytes" in ln and "bits/sec" in ln)
+    lines[k] = re.sub(r"(\d+(?:\.\d+)?) (\w?)Bytes", "1" * 400 + r" \2Bytes", lines[k], count=1)
+    with pytest.warns(MalformedLinesWarning):
+        df = read_iperf(_bio("\n".join(lines), "p.txt"))
+    assert df.attrs["malformed"]["lines"] == [k + 1]
+    assert np.isfinite(df["bytes"]).all()
+
+
+def test_truncated_lines_and_nul_bytes():
+    text = (DATA / "iperf3_P5.txt").read_text()
+    lines = text.split("\n")
+    lines[7] = lines[7][:30]  # line 8, "[  5]   0.00-1.00   sec  1.25 ", cut mid-line
+    lines[8] = lines[8][:12] + "\x00" + lines[8][12:]  # line 9, a NUL inside the interval
+    df = quiet(read_iperf3, _bio("\n".join(lines), "cut.txt"))
+    assert len(df) == 12 - 2
+    assert {8, 9} <= set(df.attrs["malformed"]["lines"])
+    # NUL bytes only: refused, naming the file
+    _refused(read_iperf3, b"\x00" * 64, name="nul.txt")
+    _refused(read_iperf, b"\x00" * 64, name="nul.txt")
+
+
+# --------------------------------------------------------------------------------------
+# (c) property: any mutation gives a frame or a MeasurementFormatError naming the source
+
+IPERF3_FILES = sorted(p.name for p in DATA.glob("iperf3_*")) + ["REC:" + p.name for p in RECORDED.glob("iperf3*")]
+IPERF2_FILES = sorted(p.name for p in DATA.glob("iperf2_*")) + ["REC:" + p.name for p in RECORDED.glob("iperf2*")]
+_CACHE: dict[str, bytes] = {}
+
+
+def _load(name: str) -> bytes:
+    if name not in _CACHE:
+        path = RECORDED / name[4:] if name.startswith("REC:") else DATA / name
+        data = path.read_bytes()
+        if data[:2] == b"\x1f\x8b":
+            import gzip
+
+            data = gzip.decompress(data)
+        _CACHE[name] = data[:60_000]  # the long files are cut: the property holds for any prefix
+    return _CACHE[name]
+
+
+_HOSTILE = [
+    b"1" * 400, b"1e999", b"-1e999", b"inf", b"nan", b"NaN", b"Infinity", b"-0", b"null", b"[]", b"{}",
+    b'"x"', b"true", b"[1]", b"\x00", b"\x00" * 40, b"x" * 70_000, b"[" * 3000, b"{" * 200,
+    b"- - - - - - - - - - - - - - - - - - - - - - - - -", b"[ ID] Interval           Transfer     Bitrate",
+    b"Server output:", b"\xff\xfe", b"9" * 5000,
+]
+
+
+@st.composite
+def _mutated(draw, files):
+    name = draw(st.sampled_from(files))
+    data = _load(name)
+    for _ in range(draw(st.integers(1, 4))):
+        kind = draw(st.sampled_from(["flip", "truncate", "dup", "delete", "swap", "insert", "number", "jsontype"]))
+        n = len(data)
+        if n == 0:
+            break
+        pos = draw(st.integers(0, n - 1))
+        if kind == "flip":
+            data = data[:pos] + bytes([data[pos] ^ (1 << draw(st.integers(0, 7)))]) + data[pos + 1:]
+        elif kind == "truncate":
+            data = data[:pos]
+        elif kind in ("dup", "delete", "swap"):
+            lines = data.split(b"\n")
+            i = draw(st.integers(0, len(lines) - 1))
+            if kind == "dup":
+                lines.insert(i, lines[i])
+            elif kind == "delete":
+                del lines[i]
+            else:
+                k = draw(st.integers(0, len(lines) - 1))
+                lines[i], lines[k] = lines[k], lines[i]
+            data = b"\n".join(lines)
+        elif kind == "insert":
+            data = data[:pos] + draw(st.sampled_from(_HOSTILE)) + data[pos:]
+        elif kind == "number":
+            # replace one number of the file by a huge or non-finite one
+            numbers = list(re.finditer(rb"\d+(?:\.\d+)?", data))
+            if numbers:
+                m = numbers[draw(st.integers(0, len(numbers) - 1))]
+                new = draw(st.sampled_from([b"1" * 400, b"1e999", b"inf", b"nan", b"Infinity", b"NaN", b"-1"]))
+                data = data[: m.start()] + new + data[m.end():]
+        else:
+            # a JSON value of the wrong type after a key
+            keys = list(re.finditer(rb'"\w+":\s*', data))
+            if keys:
+                m = keys[draw(st.integers(0, len(keys) - 1))]
+                new = draw(st.sampled_from([b"[]", b"{}", b'"x"', b"null", b"true", b"[1]", b"3", b"[[[[1]]]]"]))
+                rest = re.match(rb'(?:"(?:[^"\\]|\\.)*"|[-\w.+]+)', data[m.end():])
+                cut = m.end() + (rest.end() if rest else 0)
+                data = data[: m.end()] + new + data[cut:]
+    return name, data
+
+
+def _property(func, case):
+    name, data = case
+    src = f"fuzz-{name.replace(':', '_')}"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            df = func(_bio(data, src))
+        except MeasurementFormatError as exc:
+            assert src in str(exc)
+            return
+    assert isinstance(df, pd.DataFrame)
+    for col in ("retransmits", "packets", "lost_packets"):
+        if col in df:
+            assert not np.isinf(df[col].to_numpy(float)).any()
+    assert np.isfinite(df[["start_s", "end_s"]].to_numpy(float)).all()
+
+
+_FUZZ = settings(
+    derandomize=True, deadline=None, max_examples=1000, database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+
+
+@_FUZZ
+@given(_mutated(IPERF3_FILES))
+def test_fuzz_read_iperf3(case):
+    _property(read_iperf3, case)
+
+
+@_FUZZ
+@given(_mutated(IPERF2_FILES))
+def test_fuzz_read_iperf(case):
+    _property(read_iperf, case)
