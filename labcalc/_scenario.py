@@ -72,10 +72,50 @@ def _check_keys(table: Mapping, allowed: set[str], units: dict[str, Mapping], wh
             raise ScenarioError(f"{where}: unknown field {key!r} (allowed: {', '.join(sorted(allowed))})")
 
 
+# Types of the fields that are not quantities (those go through _quantity). Checked
+# before use so that a wrong type ("transport = []", "ip = {a=1}") is reported with
+# its table and value instead of surfacing as a TypeError deep in framing or Flow.
+_NUMBER_TYPES = (int, float)
+_FIELD_TYPES = {
+    "buffer_packets": (_NUMBER_TYPES, "a number of packets"),
+    "weight": (_NUMBER_TYPES, "a number"),
+    "efficiency": (_NUMBER_TYPES, "a number between 0 and 1"),
+    "payload_bytes": (int, "a whole number of bytes"),
+    "tcp_options_bytes": (int, "a whole number of bytes"),
+    "mss_bytes": (int, "a whole number of bytes"),
+    "transport": (str, "a text ('udp' or 'tcp')"),
+    "ip": (str, "a text ('v4' or 'v6')"),
+    "vlan": (bool, "true or false"),
+    "accounting": (str, "a text"),
+    "description": (str, "a text"),
+}
+
+
+def _check_types(table: Mapping, where: str) -> None:
+    for key, (types, what) in _FIELD_TYPES.items():
+        if key not in table or table[key] is None and key in ("buffer_packets", "mss_bytes"):
+            continue
+        value = table[key]
+        if (isinstance(value, bool) and types is not bool) or not isinstance(value, types):
+            raise ScenarioError(f"{where}: {key} must be {what}; got {_show(value)}")
+
+
+def _show(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _table(value, where: str, what: str) -> Mapping:
+    if not isinstance(value, Mapping):
+        raise ScenarioError(f"{where}: {what} must be a table; got {_show(value)}")
+    return value
+
+
 def _link(table: Mapping, where: str) -> Link:
     if isinstance(table, (int, float)) and not isinstance(table, bool):
         raise ScenarioError(f"{where}: write the capacity with its unit, e.g. capacity_mbps = {table}")
     _check_keys(table, _LINK_KEYS, {"capacity": _RATE_UNITS, "delay": _TIME_UNITS}, where)
+    _check_types(table, where)
     capacity = _quantity(table, "capacity", _RATE_UNITS, where, required=True)
     delay = _quantity(table, "delay", _TIME_UNITS, where, required=False) or 0.0
     buffer = table.get("buffer_packets")
@@ -91,6 +131,10 @@ def _flow(table: Mapping, where: str, accounting: str) -> Flow:
     _check_keys(table, _FLOW_KEYS, {"demand": _RATE_UNITS, "rtt": _TIME_UNITS}, where)
     if "route" not in table:
         raise ScenarioError(f"{where}: missing field 'route'")
+    route = table["route"]
+    if not isinstance(route, list) or not route or not all(isinstance(r, str) for r in route):
+        raise ScenarioError(f"{where}: route must be a list of link names; got {_show(route)}")
+    _check_types(table, where)
     demand = _quantity(table, "demand", _RATE_UNITS, where, required=False)
     rtt = _quantity(table, "rtt", _TIME_UNITS, where, required=False)
     efficiency = table.get("efficiency")
@@ -160,28 +204,39 @@ def network_from_dict(cls, data: Mapping, variant: str | None = None, source: st
         raise ScenarioError(f"{source}: accounting must be one of {', '.join(ACCOUNTINGS)}; got {accounting!r}")
     links = data.get("links")
     flows = data.get("flows", {})
+    for key in ("name", "description", "accounting"):
+        if key in data and not isinstance(data[key], str):
+            raise ScenarioError(f"{source}: {key} must be a text; got {_show(data[key])}")
     if not isinstance(links, Mapping) or not links:
         raise ScenarioError(f"{source}: missing field 'links' (a table with at least one link)")
     if not isinstance(flows, Mapping):
         raise ScenarioError(f"{source}: 'flows' must be a table of flows")
+    if "variants" in data:
+        for key, value in _table(data["variants"], _where(source, "variants"), "variants").items():
+            _table(value, _where(source, f"variants.{key}"), "a variant")
     links, flows = dict(links), dict(flows)
     if variant is not None:
-        variants = data.get("variants", {})
+        variants = _table(data.get("variants", {}), _where(source, "variants"), "variants")
         if variant not in variants:
             known = ", ".join(variants) or "none"
             raise ScenarioError(f"{source}: unknown variant {variant!r} (variants: {known})")
         override = variants[variant]
         where = _where(source, f"variants.{variant}")
         if not isinstance(override, Mapping) or set(override) - {"links", "flows", "flows_only", "description"}:
-            raise ScenarioError(f"{where}: a variant may set 'links', 'flows', 'flows_only' and 'description' only")
-        for name in override.get("links", {}):
+            raise ScenarioError(f"{where}: a variant may set 'links', 'flows', 'flows_only' and 'description' "
+                                f"only; got {_show(override)}")
+        link_changes = _table(override.get("links", {}), where, "links")
+        flow_changes = _table(override.get("flows", {}), where, "flows")
+        for name in link_changes:
             if name not in links:
                 raise ScenarioError(f"{where}: unknown link {name!r}")
-        links = _merge(links, override.get("links", {}), where)
-        flows = _merge(flows, override.get("flows", {}), where)
+        links = _merge(links, link_changes, where)
+        flows = _merge(flows, flow_changes, where)
         if "flows_only" in override:
             keep = override["flows_only"]
-            missing = [f for f in keep if f not in flows] if isinstance(keep, list) else [keep]
+            if not isinstance(keep, list) or not all(isinstance(f, str) for f in keep):
+                raise ScenarioError(f"{where}: flows_only must be a list of flow names; got {_show(keep)}")
+            missing = [f for f in keep if f not in flows]
             if missing:
                 raise ScenarioError(f"{where}: flows_only names unknown flow {missing[0]!r}")
             flows = {name: flows[name] for name in keep}

@@ -40,6 +40,19 @@ class ScenarioError(ValueError):
     """A network or scenario description is invalid (the message names field and value)."""
 
 
+#: Largest capacity or finite demand accepted [bit/s]: 1 Pbit/s, far above any
+#: physical link. Beyond it the allocation arithmetic loses all precision (a flow
+#: alone on a 9e307 bit/s link got rate 0 from fifo), so such values are refused.
+MAX_RATE_BPS = 1e15
+
+
+def _rate_in_range(name: str, value: float) -> float:
+    if math.isfinite(value) and value > MAX_RATE_BPS:
+        raise ScenarioError(f"{name} must be at most {MAX_RATE_BPS:g} bit/s (1 Pbit/s, above any "
+                            f"physical link); got {value!r}")
+    return value
+
+
 def _positive(name: str, value, allow_inf: bool = False) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise ScenarioError(f"{name} must be a number; got {value!r}")
@@ -83,7 +96,8 @@ class Link:
     buffer_packets: int | None = None
 
     def __post_init__(self):
-        object.__setattr__(self, "capacity_bps", _positive("capacity_bps", self.capacity_bps))
+        object.__setattr__(self, "capacity_bps",
+                           _rate_in_range("capacity_bps", _positive("capacity_bps", self.capacity_bps)))
         object.__setattr__(self, "delay_s", _non_negative("delay_s", self.delay_s))
         if self.buffer_packets is not None:
             b = self.buffer_packets
@@ -134,7 +148,8 @@ class Flow:
         if len(set(route)) != len(route):
             raise ScenarioError(f"route crosses a link twice: {list(route)!r}")
         object.__setattr__(self, "route", route)
-        object.__setattr__(self, "demand_bps", _non_negative("demand_bps", self.demand_bps, True))
+        object.__setattr__(self, "demand_bps",
+                           _rate_in_range("demand_bps", _non_negative("demand_bps", self.demand_bps, True)))
         object.__setattr__(self, "weight", _positive("weight", self.weight))
         if self.rtt_s is not None:
             object.__setattr__(self, "rtt_s", _positive("rtt_s", self.rtt_s))
@@ -282,9 +297,10 @@ class Network:
         caps = np.asarray(capacities_bps, dtype=float).reshape(-1)
         if caps.shape != (L,):
             raise ScenarioError(f"capacities_bps must have {L} entries (one per link); got {caps.shape[0]}")
-        bad = np.flatnonzero(~(caps > 0) | ~np.isfinite(caps))
+        bad = np.flatnonzero(~(caps > 0) | ~np.isfinite(caps) | (caps > MAX_RATE_BPS))
         if bad.size:
-            raise ScenarioError(f"capacity_bps of link {bad[0]} must be positive and finite; got {caps[bad[0]]!r}")
+            raise ScenarioError(f"capacity_bps of link {bad[0]} must be positive, finite and at most "
+                                f"{MAX_RATE_BPS:g} bit/s; got {caps[bad[0]]!r}")
 
         def vector(values, default, label, check):
             if values is None:
@@ -297,7 +313,8 @@ class Network:
                 raise ScenarioError(f"{label} of flow {wrong[0]} is invalid: {v[wrong[0]]!r}")
             return v
 
-        demands = vector(demands_bps, np.inf, "demand_bps", lambda v: v >= 0)
+        demands = vector(demands_bps, np.inf, "demand_bps",
+                         lambda v: (v >= 0) & (np.isinf(v) | (v <= MAX_RATE_BPS)))
         weights_ = vector(weights, 1.0, "weight", lambda v: (v > 0) & np.isfinite(v))
         rtts = vector(rtts_s, np.nan, "rtt_s", lambda v: np.isnan(v) | ((v > 0) & np.isfinite(v)))
         effs = vector(efficiencies, 1.0, "efficiency", lambda v: (v > 0) & (v <= 1))
@@ -455,6 +472,9 @@ class Network:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             raise ScenarioError(f"{path}: not valid TOML ({exc})") from None
+        except RecursionError:
+            # tomllib recurses once per nesting level; no scenario nests more than a few
+            raise ScenarioError(f"{path}: not a scenario (arrays or tables nested too deeply)") from None
         return cls.from_dict(data, variant=variant, source=str(path))
 
     # -- derived quantities -------------------------------------------------------------

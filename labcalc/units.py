@@ -48,6 +48,7 @@ from __future__ import annotations
 import functools
 import math
 import re
+import tokenize
 import unicodedata
 
 __all__ = [
@@ -549,6 +550,8 @@ def split_quantity(text: str) -> tuple[float, str]:
     text = normalize_text(text)
     match = _QUANTITY.match(text)
     if not match:
+        if re.match(r"\s*[-+\u2212]?\s*(inf|nan)", text, re.IGNORECASE):
+            raise ValueError(f"quantity: {_clip(text)!r} is not a finite number")
         raise ValueError(f"quantity: {_clip(text)!r} does not start with a number")
     number, unit = match.group(1), match.group(2)
     unit = unit[:-1].rstrip() if unit.endswith(".") else unit  # "4.69 Mbit/s."
@@ -755,7 +758,7 @@ def unit_scale(unit: str) -> tuple[float, str]:
     try:
         quantity = ureg.Quantity(1.0, ureg.parse_units(canonical))
     except (pint.errors.PintError, ValueError, AttributeError, TypeError, SyntaxError,
-            KeyError, AssertionError) as exc:
+            KeyError, AssertionError, ArithmeticError, RecursionError, tokenize.TokenError) as exc:
         raise ValueError(f"quantity: unknown unit {_clip(unit)!r} ({_clip(str(exc), 80)})") from None
     for target, name in (("bit/s", "bit/s"), ("byte", "byte"), ("second", "s"), ("packet", "packet")):
         if quantity.check(ureg.Unit(target).dimensionality):
@@ -820,8 +823,10 @@ def parse_quantity(text: str) -> tuple[float, str]:
     -----
     Bytes per second are converted to bit/s (x 8). Percentages become fractions. The
     parser never evaluates the text as Python: :func:`split_quantity` reads the
-    number and :func:`unit_scale` the unit. Text that is not "number, then unit" is
-    handed to pint's own quantity parser (which tokenizes, never evaluates).
+    number and :func:`unit_scale` the unit. Text that is not "number, then unit"
+    (arithmetic, brackets such as ``"(4.69) mbps"`` or ``"mbit/(s)"``) is refused with
+    a ValueError saying why; there is no second parser that could read the same
+    spelling differently.
 
     Examples
     --------
@@ -831,43 +836,23 @@ def parse_quantity(text: str) -> tuple[float, str]:
     (0.062, '1')
     >>> parse_quantity("300 ms")
     (0.3, 's')
+    >>> parse_quantity("4.69 mbit/(s)")
+    Traceback (most recent call last):
+    ...
+    ValueError: quantity: 'mbit/(s)' after the number is not a unit
     """
     if not isinstance(text, str) or not text.strip():
         raise ValueError(f"quantity: expected a number with a unit, got {text!r}")
-    try:
-        number, unit = split_quantity(text)
-    except ValueError as exc:
-        if "ambiguous" in str(exc) or compatibility_digit(text) is not None:
-            raise  # pint would silently read "4,690" as 4690, and "10⁶" as 106
-        return _parse_with_pint(text)
+    # One grammar, no fallback: text that is not "number, then unit" is refused with
+    # split_quantity's reason. (A fallback to pint's expression parser once read
+    # "mbit/(s)" as millibit per second and "(4.69) mbps" as 0.00469, and "1/0" raised
+    # ZeroDivisionError.)
+    number, unit = split_quantity(text)
     factor, base = unit_scale(unit)
-    return scale_value(number, factor), base
-
-
-def _parse_with_pint(text: str) -> tuple[float, str]:
-    import pint
-
-    text = normalize_text(text)
-    if "^" in text or "**" in text or len(text) > 100:
-        # pint would compute powers such as 9^9^9 (and never finish); no lab answer
-        # needs one
-        raise ValueError(f"quantity: cannot parse {_clip(text)!r} (powers are not accepted)")
-
-    ureg = registry()
-    try:
-        quantity = ureg.Quantity(text.strip())
-    except (pint.errors.PintError, ValueError, AttributeError, TypeError, SyntaxError,
-            KeyError, AssertionError) as exc:
-        raise ValueError(f"quantity: cannot parse {text!r} ({exc})") from None
-    magnitude = quantity.magnitude
-    if not isinstance(magnitude, (int, float)) or not math.isfinite(magnitude):
-        raise ValueError(f"quantity: {text!r} is not a finite number")
-    for unit, name in (("bit/s", "bit/s"), ("byte", "byte"), ("second", "s"), ("packet", "packet")):
-        if quantity.check(ureg.Unit(unit).dimensionality):
-            return float(quantity.to(unit).magnitude), name
-    if quantity.dimensionless:
-        return float(quantity.to("dimensionless").magnitude), "1"
-    raise ValueError(f"quantity: {text!r} has unit {quantity.units}, which labcalc does not use")
+    value = scale_value(number, factor)
+    if not math.isfinite(value):  # "1e308 B/s" is finite, 8e308 bit/s is not
+        raise ValueError(f"quantity: {_clip(text)!r} is too large to be a number in {base}")
+    return value, base
 
 
 _DISPLAY = {
@@ -914,3 +899,76 @@ def format_quantity(value: float, unit: str, digits: int = 4) -> str:
     if unit == "s" and abs(value) < 1.0:
         factor, name = (1e-3, "ms") if abs(value) >= 1e-3 or value == 0 else (1e-6, "us")
     return f"{value / factor:.{digits}g} {name}"
+
+
+def unit_spellings(base: str) -> list[tuple[str, float]]:
+    """The usual spellings of units of one kind that :func:`unit_scale` accepts, with their sizes.
+
+    The list is built from the spelling tables of this module (prefix symbols and
+    base words), each candidate kept only if :func:`unit_scale` reads it as a unit of
+    ``base``, with the factor it returns: so it cannot promise a spelling the grammar
+    refuses. The grammar reads words in any letter case, which no finite list covers;
+    the list holds each word in lower case and capitalised (``"bytes"``, ``"Bytes"``),
+    the all-capital ``"BPS"`` forms, the prefix symbols (``k``/``K``, ``M``, the
+    mega ``m`` of ``"mbps"``, ``G``, ``Ki``/``Mi``/``Gi``; the giga ``g``, tera,
+    octets and spelled-out data prefixes are left out) and no spaces (a Moodle response has its spaces removed
+    before its unit is looked up).
+
+    Parameters
+    ----------
+    base : {"bit/s", "byte", "s"}
+        Kind of quantity.
+
+    Returns
+    -------
+    list of (str, float)
+        Spelling and its size in base units [base unit per unit], in a fixed order,
+        without repeats.
+
+    Raises
+    ------
+    ValueError
+        For another ``base``.
+
+    Examples
+    --------
+    >>> sizes = dict(unit_spellings("bit/s"))
+    >>> sizes["Kbps"], sizes["mbit/s"], sizes["Mbit/sec"], sizes["kB/s"]
+    (1000.0, 1000000.0, 1000000.0, 8000.0)
+    >>> dict(unit_spellings("s"))["msec"], dict(unit_spellings("byte"))["KB"]
+    (0.001, 1000.0)
+    """
+    # the word lists come from _BASE_WORDS (data and time words); the prefix symbols
+    # from _PREFIX_SYMBOLS without tera (no lab quantity comes near it)
+    data_words = [w for w, b in _BASE_WORDS.items() if b in ("bit", "byte") and not w.startswith("octet")]
+    time_words = [w for w, b in _BASE_WORDS.items() if b == "second"]
+    cased = lambda words: [v for w in words for v in dict.fromkeys((w, w.capitalize()))]  # noqa: E731
+    if base == "bit/s":
+        prefixes = ["", *(p for p in _PREFIX_SYMBOLS if p not in "Tg" and _PREFIX_SYMBOLS[p] not in
+                          ("milli", "micro", "nano") or p == "m")]
+        bodies = [f"{d}/{t}" for d in ["b", "B", *cased(data_words)] for t in ("s", "sec")]
+        bodies += ["bps", "Bps", "BPS"]
+    elif base == "byte":
+        prefixes = ["", *(p for p in _PREFIX_SYMBOLS if p not in "Tg" and _PREFIX_SYMBOLS[p] not in
+                          ("milli", "micro", "nano") or p == "m")]
+        bodies = ["b", "B", *cased(data_words)]
+    elif base == "s":
+        prefixes = ["", "m", "u", "\u00b5", "\u03bc", "n", "milli", "micro", "nano"]
+        bodies = cased(time_words)
+    else:
+        raise ValueError(f"unit_spellings: base must be 'bit/s', 'byte' or 's'; got {base!r}")
+    out: dict[str, float] = {}
+    for p in prefixes:
+        for body in bodies:
+            if p and base == "s" and body[0] == "S":
+                continue  # "mSec", "mS": a capital after a prefix, nobody writes it
+            name = p + body
+            if name in out:
+                continue
+            try:
+                factor, found = unit_scale(name)
+            except ValueError:
+                continue
+            if found == base:
+                out[name] = factor
+    return list(out.items())

@@ -39,14 +39,8 @@ from typing import Iterable, Mapping
 
 import numpy as np
 
-from labcalc.grading.check import (
-    _NONNEGATIVE_NAME,
-    _matched_accounting,
-    build_message,
-    describe_tolerance,
-    parse_answer,
-)
-from labcalc.grading.diagnosis import CONTEXT_SLIPS, credit_table, evaluate, other_accountings
+from labcalc.grading.check import grade_parsed, parse_answer
+from labcalc.grading.diagnosis import CONTEXT_SLIPS, credit_table, other_accountings
 from labcalc.units import _INVISIBLE, normalize_text
 
 __all__ = [
@@ -164,8 +158,12 @@ def csv_safe(value):
     --------
     >>> csv_safe('=HYPERLINK("http://x")'), csv_safe("-5 Mbit/s"), csv_safe("ada"), csv_safe(1.5)
     ('\\'=HYPERLINK("http://x")', "'-5 Mbit/s", 'ada', 1.5)
+    >>> csv_safe("\uff1dSUM(A1)")  # a full-width equals sign
+    "'＝SUM(A1)"
     """
-    if isinstance(value, str) and value.lstrip(" ").startswith(_FORMULA_START):
+    # Spreadsheets fold full-width signs ("＝", "＋", "－", "＠") and skip invisible
+    # characters, so the test runs on the text as normalize_text sees it (NFKC).
+    if isinstance(value, str) and normalize_text(value).lstrip(" ").startswith(_FORMULA_START):
         return "'" + value
     return value
 
@@ -398,12 +396,15 @@ def _column_name(header_cell: str) -> str:
     return normalize_text(header_cell).strip().lstrip("\ufeff").lower()
 
 
-def _sniff_delimiter(header: str) -> str:
-    """The delimiter that splits the header line into the required columns."""
+def _sniff_delimiter(header: str, required=REQUIRED_COLUMNS) -> str:
+    """The delimiter that splits the header line into the ``required`` columns.
+
+    Shared with :func:`labcalc.compare.load_measurements` (its own required columns).
+    """
     best, best_score = ",", (-1, 0)
     for d in _DELIMITERS:
         columns = _header_fields(header, d)
-        score = (sum(c in columns for c in REQUIRED_COLUMNS), len(columns))
+        score = (sum(c in columns for c in required), len(columns))
         if score > best_score:
             best, best_score = d, score
     return best
@@ -870,7 +871,9 @@ def grade(answers, lab: str = "lab5", *, salt: str | None = None, accounting: st
 
     module = get_lab(lab)
     credits = credit_table(credit)
-    if sigfigs is not None and (isinstance(sigfigs, bool) or int(sigfigs) != sigfigs or sigfigs < 1):
+    if sigfigs is not None and (isinstance(sigfigs, (bool, np.bool_))
+                                or not isinstance(sigfigs, (int, float, np.integer, np.floating))
+                                or not math.isfinite(sigfigs) or int(sigfigs) != sigfigs or sigfigs < 1):
         raise ValueError(f"sigfigs must be a whole number >= 1; got {sigfigs!r}")
     sheet = answers if isinstance(answers, AnswerSheet) else _sheet_from_frame(answers)
     df = sheet.answers
@@ -990,38 +993,42 @@ def grade(answers, lab: str = "lab5", *, salt: str | None = None, accounting: st
     # -- parsing, cached per distinct (text, unit) ----------------------------------
     cache: dict[tuple[str, str], object] = {}
     parsed = []
-    for text, unit in zip(texts, display_units):
+    # A failure while grading one answer (a bug met by some odd text) must cost that
+    # answer its points, never stop the class: such answers are graded 0 and listed.
+    failed: dict[int, str] = {}
+    for i, (text, unit) in enumerate(zip(texts, display_units)):
         k = (text, unit)
         p = cache.get(k)
         if p is None:
-            p = cache[k] = parse_answer(text, unit)
+            try:
+                p = cache[k] = parse_answer(text, unit)
+            except Exception as exc:  # noqa: BLE001 - contained to this answer, reported
+                failed[i] = f"{type(exc).__name__}: {exc}"
+                p = cache[k] = parse_answer("", unit)
         parsed.append(p)
     given = np.array([p.value for p in parsed], float)
     status = np.array([p.status for p in parsed], object)
 
-    percent = np.asarray([u == "%" for u in base_key.display_units], bool)[answer_index]
-    # rates, sizes, times, packets and shares cannot be negative (see check)
-    nonnegative = (percent | np.isin(bases, list(_NONNEGATIVE_NAME))) & (expected >= 0)
-    out = evaluate(given, status, expected, bases, rtol, atol, np.full(len(idx), sigfigs or 0.0),
-                   display_factors, alternatives, credits, percent=percent, nonnegative=nonnegative)
+    # one path with check(): the same answer to the same question gets the same verdict
+    def run(sel):
+        return grade_parsed([parsed[i] for i in sel], texts[sel], expected[sel], bases[sel],
+                            display_units[sel], display_factors[sel], rtol[sel], atol[sel],
+                            np.full(len(sel), sigfigs or 0.0), {c: [t[sel] for t in v] for c, v in
+                                                                 alternatives.items()},
+                            credit=credits, accounting=accounting, alternative_accountings=other_names)
 
-    # -- messages ---------------------------------------------------------------------
-    tolerance_text = [describe_tolerance(float(base_key.rtol[j]), float(base_key.atol[j]), sigfigs,
-                                         float(base_key.display_factors[j]), base_key.display_units[j])
-                      for j in range(len(ids))]
-    messages = []
-    for i in range(len(idx)):
-        j = answer_index[i]
-        rel = out["relative_error"][i]
-        messages.append(build_message(
-            diagnosis=out["diagnosis"][i], correct=bool(out["correct"][i]), score=float(out["score"][i]),
-            text=texts[i], given=given[i], relative_error=rel if rel == rel else None,
-            factor=float(out["factor"][i]), ratio=float(out["ratio"][i]),
-            tolerance=tolerance_text[j], display_factor=float(display_factors[i]),
-            display_unit=display_units[i], required_base=bases[i], given_base=parsed[i].unit,
-            reason=parsed[i].reason, accounting=accounting, expected=float(expected[i]),
-            other=_matched_accounting(out["alternative"][i], accounting, other_names),
-        ))
+    everyone = np.arange(len(idx))
+    try:
+        out, messages = run(everyone)
+    except Exception:  # noqa: BLE001 - find the answers that fail, grade the others
+        out, messages = _grade_one_by_one(run, len(idx), failed)
+    for i, why in sorted(failed.items()):
+        out["correct"][i], out["score"][i], out["diagnosis"][i] = False, 0.0, None
+        messages[i] = "Not graded: this answer could not be read (reported to the grader); 0 points."
+        problems.append(Problem(int(rows[i]), f"answer {_quote(texts[i])} of student {_quote(students[i])} "
+                                f"to {ids[answer_index[i]]} could not be graded ({_quote(why, 80)}); "
+                                f"graded 0"))
+    problems.sort(key=lambda p: p.row)
     max_points = point_values[answer_index]
     detail = pd.DataFrame({
         "row": rows.astype(np.int64),
@@ -1060,6 +1067,29 @@ def grade(answers, lab: str = "lab5", *, salt: str | None = None, accounting: st
     stats = _stats(detail, module, ids, point_values)
     return GradeResult(detail=detail, grades=grades, stats=stats, problems=tuple(problems),
                        lab=lab, accounting=accounting, source=sheet.source, notes=tuple(notes))
+
+
+def _grade_one_by_one(run, n, failed):
+    """Grade answers singly after the vectorised pass failed; record those that fail."""
+    outs, messages = [], []
+    for i in range(n):
+        try:
+            o, m = run(np.array([i]))
+        except Exception as exc:  # noqa: BLE001 - contained to this answer, reported
+            failed[i] = f"{type(exc).__name__}: {exc}"
+            o, m = None, [""]
+        outs.append(o)
+        messages.extend(m)
+    template = next((o for o in outs if o is not None), None)
+    keys = list(template) if template is not None else ["correct", "score", "diagnosis"]
+    out = {}
+    for key in keys:
+        column = []
+        for o in outs:
+            column.append(o[key][0] if o is not None else
+                          {"correct": False, "score": 0.0, "diagnosis": None}.get(key, np.nan))
+        out[key] = np.array(column, dtype=object if key == "diagnosis" else None)
+    return out, messages
 
 
 def _stats(detail, module, ids, point_values):

@@ -26,7 +26,8 @@ import numpy as np
 from labcalc.grading.diagnosis import CONTEXT_SLIPS, SLIPS, evaluate, other_accounting, other_accountings
 from labcalc.units import normalize_text, scale_value, split_quantity, unit_scale
 
-__all__ = ["CheckResult", "ParsedAnswer", "check", "parse_answer", "display_scale"]
+__all__ = ["CheckResult", "ParsedAnswer", "check", "grade_parsed", "is_percent_unit", "parse_answer",
+           "number_text", "display_scale"]
 
 # What each base unit measures, for messages (with its article).
 _QUANTITY_NAME = {"bit/s": "a rate", "byte": "an amount of data", "s": "a time",
@@ -92,13 +93,44 @@ def display_scale(unit: str | None) -> tuple[float, str]:
     return unit_scale(str(unit))
 
 
+def number_text(number) -> str:
+    """The text a number is read as: what a CSV file of answers would hold.
+
+    A whole number is written without a decimal part (``3.0`` as ``"3"``, as a
+    spreadsheet shows it), any other number in full (Python's shortest ``repr``).
+    :func:`parse_answer` reads a number given as a number through this text, so that
+    ``4.69`` and ``"4.69"`` get the same grade, in a notebook and in a batch.
+
+    Parameters
+    ----------
+    number : int or float
+        A finite number.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> number_text(4.69), number_text(3.0), number_text(1066), number_text(6.2e-05)
+    ('4.69', '3', '1066', '6.2e-05')
+    """
+    if isinstance(number, (int, np.integer)):
+        return str(int(number))
+    value = float(number)
+    if math.isfinite(value) and value.is_integer() and abs(value) < 1e21:
+        return str(int(value))
+    return repr(value)
+
+
 def parse_answer(answer, unit: str | None = None, *, require_unit: bool = True) -> ParsedAnswer:
     """Read an answer (a number, or text with a unit) into base units, never evaluating it.
 
     Parameters
     ----------
     answer : float or str
-        A number is taken in ``unit`` (base units when ``unit`` is None). Text must be
+        A number is read as its text (:func:`number_text`: ``4.69`` as ``"4.69"``), so
+        it follows the rules of a text without a unit below. Text must be
         a number followed by a unit, such as ``"4.69 Mbit/s"`` or ``"6.2 %"``; it is
         normalised first (:func:`labcalc.units.normalize_text`: NFKC, invisible
         characters removed, digits of any script read as ASCII digits), and refused
@@ -108,9 +140,11 @@ def parse_answer(answer, unit: str | None = None, *, require_unit: bool = True) 
         The unit the question asks for (``"Mbit/s"``, ``"bytes"``, ``"ms"``, ``"%"``).
         It fixes the kind of quantity expected; ``None`` accepts any kind.
     require_unit : bool, default True
-        Text without a unit is refused (status ``"missing_unit"``) when the question
-        asks for a rate, a size or a time: the unit is not silently assumed. Plain
-        numbers are always accepted for ratios and losses (``"0.062"``).
+        A number without a unit is refused (status ``"missing_unit"``) when the
+        question asks for a rate, a size or a time: the unit is not silently assumed;
+        with False it is read in ``unit``. A number without a unit is always accepted
+        for a share asked in % and read as a fraction (``"0.062"`` is 6.2 %), and for
+        a plain number.
 
     Returns
     -------
@@ -120,10 +154,12 @@ def parse_answer(answer, unit: str | None = None, *, require_unit: bool = True) 
     --------
     >>> parse_answer("4.69Mbps", "Mbit/s")
     ParsedAnswer(value=4690000.0, unit='bit/s', status='ok', reason='')
-    >>> parse_answer("4.69", "Mbit/s").status
-    'missing_unit'
-    >>> parse_answer(4.69, "Mbit/s").value
+    >>> parse_answer("4.69", "Mbit/s").status, parse_answer(4.69, "Mbit/s").status
+    ('missing_unit', 'missing_unit')
+    >>> parse_answer(4.69, "Mbit/s", require_unit=False).value
     4690000.0
+    >>> parse_answer(0.25, "%").value, parse_answer("25 %", "%").value
+    (0.25, 0.25)
     >>> parse_answer("300 ms", "Mbit/s").status
     'wrong_unit'
     >>> parse_answer("=1+1", "Mbit/s").reason
@@ -135,10 +171,11 @@ def parse_answer(answer, unit: str | None = None, *, require_unit: bool = True) 
     if isinstance(answer, (bool, np.bool_)):
         return ParsedAnswer(math.nan, None, "unreadable", f"{answer!r} is not a number")
     if isinstance(answer, (int, float, np.integer, np.floating)):
-        value = float(answer)
-        if not math.isfinite(value):
-            return ParsedAnswer(math.nan, None, "unreadable", f"{value!r} is not a finite number")
-        return ParsedAnswer(scale_value(value, factor), required if unit is not None else None, "ok")
+        if not math.isfinite(float(answer)):
+            return ParsedAnswer(math.nan, None, "unreadable", f"{float(answer)!r} is not a finite number")
+        # one reading for an answer typed with or without quotes: the number is read
+        # as its text, exactly as the batch grader reads a number in a data frame
+        answer = number_text(answer)
     if not isinstance(answer, str):
         return ParsedAnswer(math.nan, None, "unreadable",
                             f"an answer must be a number or text, not {type(answer).__name__}")
@@ -312,9 +349,8 @@ def _hint(code: str, factor: float, ratio: float, accounting: str,
     slip's value / expected; ``accounting`` is the accounting of the expected value and
     ``other`` the one the ``wire_vs_shaper`` value was computed in (by default
     :func:`labcalc.grading.diagnosis.other_accounting` of ``accounting``).
-    ``percent_asked`` (the question is asked in %) and ``text`` (the answer as typed,
-    None for a number, which is taken in %) let a fraction given for a percentage be
-    told apart from a percentage given for a fraction.
+    ``percent_asked`` (the question is asked in %) and ``text`` (the answer as typed)
+    let the hint say whether the % sign is missing or a fraction was written with one.
     """
     big = factor > 1
     if code == "bytes_bits":
@@ -326,11 +362,12 @@ def _hint(code: str, factor: float, ratio: float, accounting: str,
         return (f"it is {off} % too {'large' if big else 'small'}: in networking k means 1000 "
                 f"and M 10^6, not 1024 and 1024^2")
     if code == "percent_fraction":
-        if percent_asked and factor < 1 and text is None:
-            return (f"it is {_times(factor)}: a bare number is read in %, the unit of this question, "
-                    f"so write the percentage (the fraction x 100)")
-        if percent_asked and factor < 1 and "%" in text:
+        typed = text if isinstance(text, str) else ""
+        if percent_asked and factor < 1 and "%" in typed:
             return f"it is {_times(factor)}: it looks like a fraction written with a % sign; multiply it by 100"
+        if percent_asked and factor > 1 and typed.strip() and "%" not in typed:
+            return (f"it is {_times(factor)}: a number without a % sign is read as a fraction "
+                    f"(0.25 is 25 %); add the % sign, or give the fraction between 0 and 1")
         return (f"it is {_times(factor)}: write a percentage with its % sign or give the "
                 f"fraction between 0 and 1")
     if code == "header_overhead":
@@ -357,11 +394,16 @@ def _suggested_unit(number: float, expected: float | None, base: str, display_un
     if (not choices or expected is None or not math.isfinite(expected) or expected == 0
             or not math.isfinite(number) or number == 0 or (number > 0) != (expected > 0)):
         return display_unit
-    best = min(choices, key=lambda c: abs(math.log10(abs(number) * c[1] / abs(expected))))
-    closest = abs(math.log10(abs(number) * best[1] / abs(expected)))
+    # decades apart as a sum of logarithms: the product number * scale / expected
+    # underflows to 0 (math domain error) or overflows for subnormal or huge numbers
+    def decades(scale: float) -> float:
+        return abs(math.log10(abs(number)) + math.log10(scale) - math.log10(abs(expected)))
+
+    best = min(choices, key=lambda c: decades(c[1]))
+    closest = decades(best[1])
     if display_unit:
         try:
-            own = abs(math.log10(abs(number) * display_scale(display_unit)[0] / abs(expected)))
+            own = decades(display_scale(display_unit)[0])
         except ValueError:  # pragma: no cover - display units are known units
             own = math.inf
         if own <= closest + 0.5:  # the question's own unit unless another is much closer
@@ -511,20 +553,31 @@ def check(answer, expected, unit: str | None = None, rtol: float = 0.01, atol: f
     Parameters
     ----------
     answer : float or str
-        A number (taken in ``unit``, or in base units when ``unit`` is None) or text
-        with a unit: ``"4.69 Mbit/s"``, ``"4690 kbps"``, ``"586 kB/s"``, ``"6.2 %"``,
-        ``"0.062"``, ``"1066 bytes"``, ``"300 ms"``. Text is never evaluated.
+        Text with a unit: ``"4.69 Mbit/s"``, ``"4690 kbps"``, ``"586 kB/s"``, ``"6.2 %"``,
+        ``"0.062"``, ``"1066 bytes"``, ``"300 ms"``; text is never evaluated. A number
+        is read exactly as the same number typed without quotes (:func:`number_text`):
+        ``4.69`` and ``"4.69"`` always get the same grade.
     expected : float or str
         The right value in base units [bit/s, byte, s, or a fraction], as labcalc
         computes it, or text with a unit (``"4.69 Mbit/s"``).
     unit : str, optional
-        The unit the question asks in (``"Mbit/s"``, ``"bytes"``, ``"ms"``, ``"%"``,
-        ``""`` for a plain number); it sets the kind of quantity, the unit of a bare
-        number and the unit of the messages. Text without a unit is refused for
-        rates, sizes and times. When None and ``expected`` is text with a unit, that
-        unit sets the kind of quantity (an answer of another kind is wrong) and the
-        unit of the messages; when None and ``expected`` is a number, any kind is
-        accepted.
+        The unit the question is asked in (``"Mbit/s"``, ``"bytes"``, ``"ms"``, ``"%"``,
+        ``""`` for a plain number). It means what it means to the batch grader
+        (:func:`labcalc.grading.grade`), which reads the same answer the same way: it
+        sets the kind of quantity asked (an answer of another kind is wrong), the unit
+        of the messages and of ``sigfigs``, and how a number without a unit is read:
+
+        - a rate, a size or a time needs its unit: ``4.69`` or ``"4.69"`` for a
+          question in Mbit/s is refused as "no unit" (with ``require_unit=False``,
+          it is read in ``unit``: 4.69 Mbit/s);
+        - a share asked in ``"%"`` is a fraction without its % sign: ``0.062`` or
+          ``"0.062"`` is 6.2 %, and ``6.2`` without the sign is 620 %, which is
+          diagnosed as a percentage given without its % sign;
+        - a plain number (``""`` or ``"1"``) is read as it is.
+
+        When None and ``expected`` is text with a unit, that unit plays the same
+        role; when None and ``expected`` is a number, any kind of quantity is
+        accepted and a number is a plain number.
     rtol, atol : float
         Accept ``|given - expected| <= atol + rtol * |expected|`` (``atol`` in base
         units); the two add up. Values on the edge count as inside. Booleans are
@@ -593,10 +646,17 @@ def check(answer, expected, unit: str | None = None, rtol: float = 0.01, atol: f
     >>> r = check("5 Mbit/s", 4_690_431.5, unit="Mbit/s", efficiency=1000 / 1066)
     >>> r.diagnosis, r.score
     ('header_overhead', 0.5)
-    >>> check(6.2, 0.0619, unit="%").correct
+    >>> check(4.69, 4_690_431.5, unit="Mbit/s").diagnosis  # a number as well as a text
+    'missing_unit'
+    >>> check(4.69, 4_690_431.5, unit="Mbit/s", require_unit=False).correct
     True
-    >>> check("6.2", 0.0619, unit="%").diagnosis
-    'percent_fraction'
+    >>> check("6.2 %", 0.0619, unit="%").correct, check(0.062, 0.0619, unit="%").correct
+    (True, True)
+    >>> r = check(6.2, 0.0619, unit="%")
+    >>> r.diagnosis, r.score, r.score == check("6.2", 0.0619, unit="%").score
+    ('percent_fraction', 0.5, True)
+    >>> print(r.message)
+    Partly right (50 % of the points): '6.2' is 100 times too large: a number without a % sign is read as a fraction (0.25 is 25 %); add the % sign, or give the fraction between 0 and 1.
     >>> check("4.7 Mbit/s", 4_690_431.5, sigfigs=3).correct, check("4.7 Mbit/s", 4_690_431.5, sigfigs=2).correct
     (False, True)
     >>> print(check("4.69e9 ms", "4.69 Mbit/s").message)
@@ -630,18 +690,14 @@ def check(answer, expected, unit: str | None = None, rtol: float = 0.01, atol: f
         if (isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating))
                 or not math.isfinite(value) or value < 0):
             raise ValueError(f"{name} must be a finite number >= 0; got {value!r}")
-    if sigfigs is not None and (isinstance(sigfigs, bool) or int(sigfigs) != sigfigs or sigfigs < 1):
+    if sigfigs is not None and (isinstance(sigfigs, (bool, np.bool_))
+                                or not isinstance(sigfigs, (int, float, np.integer, np.floating))
+                                or not math.isfinite(sigfigs) or int(sigfigs) != sigfigs or sigfigs < 1):
         raise ValueError(f"sigfigs must be a whole number >= 1; got {sigfigs!r}")
 
     if unit is None and expected_unit is not None:
-        # the expected value's unit sets the kind of quantity (a rate, a time...); a
-        # bare number is still taken in base units
-        if isinstance(answer, str):
-            parsed = parse_answer(answer, expected_unit, require_unit=require_unit)
-        else:
-            parsed = parse_answer(answer, None)
-            if parsed.status == "ok":
-                parsed = ParsedAnswer(parsed.value, required, "ok")
+        # the expected value's unit sets the kind of quantity (a rate, a time...)
+        parsed = parse_answer(answer, expected_unit, require_unit=require_unit)
     else:
         parsed = parse_answer(answer, unit, require_unit=require_unit)
         if unit is None and parsed.unit is not None:
@@ -665,32 +721,131 @@ def check(answer, expected, unit: str | None = None, rtol: float = 0.01, atol: f
             raise ValueError(f"efficiency must be in (0, 1]; got {efficiency!r}")
         alts.setdefault("header_overhead", []).extend(
             [np.array([expected_value / efficiency]), np.array([expected_value * efficiency])])
-    out = evaluate(np.array([parsed.value]), np.array([parsed.status], object),
-                   np.array([expected_value]), np.array([required], object),
-                   np.array([rtol], float), np.array([atol], float),
-                   np.array([sigfigs or 0], float), np.array([factor]), alts, credit,
-                   percent=np.array([percent]), nonnegative=np.array([bool(nonnegative)]))
+    shown_unit = unit if unit is not None else (expected_unit or _default_display(required))
+    shown_factor = factor if unit is not None else display_scale(shown_unit)[0]
+    if isinstance(answer, str):
+        text = answer
+    elif isinstance(answer, (int, float, np.integer, np.floating)) and not isinstance(answer, (bool, np.bool_)):
+        text = number_text(answer) if math.isfinite(float(answer)) else repr(float(answer))
+    else:
+        text = None
+    out, messages = grade_parsed(
+        [parsed], [text], np.array([expected_value]), np.array([required], object),
+        [shown_unit], np.array([shown_factor]), np.array([rtol], float), np.array([atol], float),
+        np.array([sigfigs or 0], float), alts, credit=credit, accounting=accounting,
+        alternative_accountings=alternative_accountings, percent=np.array([percent]),
+        nonnegative=np.array([bool(nonnegative)]))
     correct = bool(out["correct"][0])
     score = float(out["score"][0])
     diagnosis = out["diagnosis"][0]
     rel = float(out["relative_error"][0])
-    shown_unit = unit if unit is not None else (expected_unit or _default_display(required))
-    shown_factor = factor if unit is not None else display_scale(shown_unit)[0]
-    message = build_message(
-        diagnosis=diagnosis, correct=correct, score=score,
-        text=answer if isinstance(answer, str) else None,
-        given=parsed.value, relative_error=rel if math.isfinite(rel) else None,
-        factor=float(out["factor"][0]), ratio=float(out["ratio"][0]),
-        tolerance=describe_tolerance(rtol, atol, sigfigs, shown_factor, shown_unit),
-        display_factor=shown_factor, display_unit=shown_unit, required_base=required,
-        given_base=parsed.unit, reason=parsed.reason, accounting=accounting,
-        expected=expected_value,
-        other=_matched_accounting(out["alternative"][0], accounting, alternative_accountings),
-    )
+    message = messages[0]
     given = parsed.value if parsed.status == "ok" else None
     return CheckResult(correct=correct, score=score, message=message, expected=expected_value,
                        given=given, relative_error=rel if math.isfinite(rel) else None,
                        diagnosis=diagnosis, unit=required)
+
+
+def is_percent_unit(unit) -> bool:
+    """Whether a question asked in ``unit`` asks for a share in % (``"%"``, ``"percent"``).
+
+    Examples
+    --------
+    >>> is_percent_unit("%"), is_percent_unit(" Percent "), is_percent_unit("Mbit/s"), is_percent_unit(None)
+    (True, True, False, False)
+    """
+    return unit is not None and str(unit).strip().lower() in _PERCENT_UNITS
+
+
+def grade_parsed(parsed, texts, expected, bases, display_units, display_factors, rtol, atol,
+                 sigfigs, alternatives=None, *, credit=None, accounting: str = "wire",
+                 alternative_accountings=None, percent=None, nonnegative=None):
+    """Verdicts and messages of answers already read: the one path of check and batch grading.
+
+    :func:`check` calls it with one answer, :func:`labcalc.grading.grade` with a
+    whole class, so that the same answer to the same question gets the same score,
+    diagnosis and message in a notebook and in a batch.
+
+    Parameters
+    ----------
+    parsed : sequence of ParsedAnswer
+        The answers, read by :func:`parse_answer` in the question's unit.
+    texts : sequence of str or None
+        The answers as typed (a number as :func:`number_text`), quoted in messages.
+    expected : ndarray of float
+        Expected values [base units].
+    bases : ndarray of str
+        Base unit of each question (``"bit/s"``, ``"byte"``, ``"s"``, ``"1"``...).
+    display_units : sequence of str
+        The unit each question is asked in (``"Mbit/s"``, ``"%"``, ``""``...).
+    display_factors : ndarray of float
+        Size of each display unit [base units].
+    rtol, atol, sigfigs : ndarray of float
+        Tolerances (``atol`` in base units; ``sigfigs`` 0 for none).
+    alternatives : dict of str to list of ndarray, optional
+        Values of the context slips, as in
+        :func:`labcalc.grading.diagnosis.evaluate`.
+    credit : mapping, optional
+        Credit per diagnosis.
+    accounting : str, default "wire"
+        Byte accounting of the expected values.
+    alternative_accountings : sequence of str, optional
+        Accounting of each ``wire_vs_shaper`` value, in order (see :func:`check`).
+    percent : ndarray of bool, optional
+        Which questions are shares asked in %; by default those whose display unit
+        is a percentage (:func:`is_percent_unit`).
+    nonnegative : ndarray of bool, optional
+        Which answers cannot be negative; by default the shares in % and the
+        rates, sizes, times and packet counts whose expected value is not negative.
+
+    Returns
+    -------
+    out : dict of ndarray
+        As :func:`labcalc.grading.diagnosis.evaluate` returns it.
+    messages : list of str
+        One message per answer.
+
+    Examples
+    --------
+    >>> out, messages = grade_parsed([parse_answer("6.2", "%")], ["6.2"], np.array([0.062]),
+    ...     np.array(["1"], object), ["%"], np.array([0.01]), np.array([0.01]), np.zeros(1),
+    ...     np.zeros(1))
+    >>> out["diagnosis"][0], float(out["score"][0])
+    ('percent_fraction', 0.5)
+    """
+    units = [str(u) if u is not None else "" for u in display_units]
+    expected = np.asarray(expected, float)
+    bases = np.asarray(bases, object)
+    given = np.array([p.value for p in parsed], float)
+    status = np.array([p.status for p in parsed], object)
+    if percent is None:
+        percent = np.array([is_percent_unit(u) for u in units], bool)
+    if nonnegative is None:
+        nonnegative = (np.asarray(percent, bool) | np.isin(bases, list(_NONNEGATIVE_NAME))) & (expected >= 0)
+    # Near the ends of the float range (1e304, 1e-320) a candidate slip value may
+    # overflow to inf or underflow to 0: such a candidate simply matches nothing.
+    with np.errstate(over="ignore", under="ignore"):
+        out = evaluate(given, status, expected, bases, rtol, atol, sigfigs, display_factors,
+                       alternatives or {}, credit, percent=np.asarray(percent, bool),
+                       nonnegative=np.asarray(nonnegative, bool))
+    tolerances: dict[tuple, str] = {}
+    messages = []
+    for i, p in enumerate(parsed):
+        k = (float(rtol[i]), float(atol[i]), int(sigfigs[i]) or None, float(display_factors[i]), units[i])
+        tolerance = tolerances.get(k)
+        if tolerance is None:
+            tolerance = tolerances[k] = describe_tolerance(*k)
+        rel = float(out["relative_error"][i])
+        messages.append(build_message(
+            diagnosis=out["diagnosis"][i], correct=bool(out["correct"][i]), score=float(out["score"][i]),
+            text=texts[i], given=float(given[i]), relative_error=rel if math.isfinite(rel) else None,
+            factor=float(out["factor"][i]), ratio=float(out["ratio"][i]), tolerance=tolerance,
+            display_factor=float(display_factors[i]), display_unit=units[i],
+            required_base=bases[i], given_base=p.unit, reason=p.reason, accounting=accounting,
+            expected=float(expected[i]),
+            other=_matched_accounting(out["alternative"][i], accounting, alternative_accountings),
+        ))
+    return out, messages
 
 
 def _matched_accounting(index, accounting: str, names: Sequence[str] | None) -> str | None:
