@@ -39,11 +39,14 @@ def test_result_fields_are_in_base_units():
     assert str(r) == r.message
 
 
-def test_numbers_are_taken_in_the_unit_or_base_units():
-    assert check(4.69, Q4, unit="Mbit/s").correct
+def test_numbers_are_read_as_the_same_text():
+    # issue 12 item 9: a number is read as the text of that number (see test_grading_agreement.py)
+    assert check(4.69, Q4, unit="Mbit/s").diagnosis == "missing_unit"
+    assert check(4.69, Q4, unit="Mbit/s", require_unit=False).correct
     assert check(4_690_000, Q4).correct
-    assert check(6.2, 0.0619, unit="%").correct
-    assert check(300, 0.3, unit="ms").correct
+    assert check(0.0619, 0.0619, unit="%").correct
+    assert check(6.2, 0.0619, unit="%").diagnosis == "percent_fraction"
+    assert check(300, 0.3, unit="ms", require_unit=False).correct
 
 
 def test_expected_may_be_text():
@@ -95,11 +98,11 @@ def test_unusable_answers(answer, code, words):
 # -- tolerance edges ------------------------------------------------------------------
 
 def test_relative_tolerance_edges():
-    assert check(101.0, 100.0, unit="bit/s", rtol=0.01).correct          # exactly on the edge
-    assert check(100.999, 100.0, unit="bit/s", rtol=0.01).correct        # just inside
-    assert not check(101.001, 100.0, unit="bit/s", rtol=0.01).correct    # just outside
-    assert check(99.0, 100.0, unit="bit/s", rtol=0.01).correct
-    assert not check(98.999, 100.0, unit="bit/s", rtol=0.01).correct
+    assert check("101 bit/s", 100.0, unit="bit/s", rtol=0.01).correct          # exactly on the edge
+    assert check("100.999 bit/s", 100.0, unit="bit/s", rtol=0.01).correct      # just inside
+    assert not check("101.001 bit/s", 100.0, unit="bit/s", rtol=0.01).correct  # just outside
+    assert check("99 bit/s", 100.0, unit="bit/s", rtol=0.01).correct
+    assert not check("98.999 bit/s", 100.0, unit="bit/s", rtol=0.01).correct
 
 
 def test_edges_survive_unit_conversion():
@@ -242,7 +245,7 @@ def test_text_expected_sets_the_kind_of_quantity():
     assert r.message == "Not correct: '4.69e9 ms' is a time, but the question asks for a rate (in Mbit/s)."
     assert r.unit == "bit/s" and r.given is None
     assert check("586 kB/s", "4.69 Mbit/s").correct
-    assert check(4.69e6, "4.69 Mbit/s").correct  # a number is still in base units
+    assert check(4.69e6, "4.69 Mbit/s").diagnosis == "missing_unit"  # as the text "4690000"
     r = check("4.69", "4.69 Mbit/s")
     assert r.diagnosis == "missing_unit" and "'4.69 Mbit/s'" in r.message
     assert check("6.2", "6.19 %").diagnosis == "percent_fraction"
@@ -375,7 +378,7 @@ def test_slip_band_is_the_right_band_transformed():
     ("Q4", "-4.69 Mbit/s", "a rate cannot be negative"),
     ("Q3", "-1066 bytes", "an amount of data cannot be negative"),
     ("Q29", "-300 ms", "a time cannot be negative"),
-    ("Q4", -4.69, "a rate cannot be negative"),
+    ("Q13.3", -0.001, "a loss or a share cannot be negative"),  # a number reads as its text
 ])
 def test_negative_answers_are_refused(answer_id, answer, words):
     r = check_answer(answer_id, answer)

@@ -29,7 +29,26 @@ import numpy as np
 from labcalc.grading.check import CheckResult, check, display_scale
 from labcalc.grading.diagnosis import CONTEXT_SLIPS, other_accounting, other_accountings
 
-__all__ = ["AnswerKey", "answer_key", "answer_keys", "check_answer", "clear_key_cache"]
+__all__ = ["AnswerIdError", "AnswerKey", "answer_key", "answer_keys", "check_answer", "clear_key_cache"]
+
+
+class AnswerIdError(KeyError):
+    """An answer id that the lab does not have (a ``KeyError``, shown without quotes).
+
+    Examples
+    --------
+    >>> print(AnswerIdError("lab5 has no answer 'Q99'"))
+    lab5 has no answer 'Q99'
+    """
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+def _label(answer, params, accounting: str) -> str:
+    """An answer's label with the variant's numbers (a lab's ``Answer.label`` when it has one)."""
+    label = getattr(answer, "label", None)
+    return label(params, accounting) if callable(label) else answer.item
 
 
 @dataclass(frozen=True, eq=False)
@@ -97,13 +116,48 @@ class AnswerKey:
 
         Raises
         ------
-        KeyError
-            For an unknown id.
+        AnswerIdError
+            For an unknown id; for a question that asks for several numbers
+            (``"Q13"``), the message lists its parts and their labels.
         """
-        try:
-            return _positions(self.ids)[answer_id]
-        except KeyError:
-            raise KeyError(f"{self.lab} has no answer {answer_id!r}") from None
+        positions = _positions(self.ids)
+        if answer_id in positions:
+            return positions[answer_id]
+        parts = self.parts(answer_id) if isinstance(answer_id, str) else []
+        if parts:
+            listing = "\n".join(f"  {i:<7} {label}" for i, label in parts)
+            raise AnswerIdError(f"{self.lab} question {answer_id.strip()} asks for {len(parts)} numbers; "
+                                f"check each one by its own id:\n{listing}")
+        raise AnswerIdError(f"{self.lab} has no answer {answer_id!r}")
+
+    def parts(self, question: str) -> list[tuple[str, str]]:
+        """The answer ids of a question that asks for several numbers, with their labels.
+
+        Parameters
+        ----------
+        question : str
+            A question id such as ``"Q13"`` (``"q13"`` is read as ``"Q13"``).
+
+        Returns
+        -------
+        list of (str, str)
+            ``(answer id, label)`` for each part, in order; the labels quote this
+            variant's numbers. Empty when ``question`` has no parts (``"Q4"``, ``"Q99"``).
+
+        Examples
+        --------
+        >>> answer_key("lab5").parts("Q13")[:2]
+        [('Q13.1', 'A1: goodput of h1 (UDP)'), ('Q13.2', 'A1: goodput of h2 (UDP)')]
+        >>> answer_key("lab5").parts("Q4")
+        []
+        """
+        from labcalc.labs import get_lab
+
+        q = str(question).strip()
+        q = "Q" + q[1:] if q[:1] == "q" else q
+        module = get_lab(self.lab)
+        return [(a.id, _label(a, self.params, self.accounting)) for a in module.ANSWERS
+                if a.id.startswith(q + ".") and a.id != q]
 
     def value(self, answer_id: str) -> float:
         """Expected value of ``answer_id`` [base units]."""
@@ -476,8 +530,11 @@ def check_answer(answer_id: str, answer, *, lab: str = "lab5", seed: int = 0,
     answer_id : str
         ``"Q4"``, ``"Q13.6"``... (see ``lab.questions()``).
     answer : float or str
-        As in :func:`labcalc.grading.check`; a bare number is taken in the question's
-        display unit (Mbit/s, bytes, ms, %).
+        As in :func:`labcalc.grading.check`, with the question's display unit as
+        ``unit``: a number is read as the same number typed without quotes, so a
+        rate, a size or a time needs its unit (``"4.69 Mbit/s"``), and a share
+        without its % sign is a fraction (``"0.062"`` is 6.2 %), exactly as
+        :func:`labcalc.grading.grade` reads it.
     lab, seed, accounting
         Which answer key (see :func:`answer_key`).
     sigfigs, credit
@@ -487,10 +544,18 @@ def check_answer(answer_id: str, answer, *, lab: str = "lab5", seed: int = 0,
     -------
     CheckResult
 
+    Raises
+    ------
+    AnswerIdError
+        For an unknown id; for a question that asks for several numbers (``"Q13"``),
+        the message lists the ids and labels of its parts.
+
     Examples
     --------
     >>> check_answer("Q13.6", "3.75 Mbit/s").correct
     True
+    >>> print(check_answer("Q4", "5 Mbit/s").message)
+    Partly right (50 % of the points): '5 Mbit/s' is off by exactly the frame efficiency (0.938 = payload bytes / frame bytes): count the header bytes of every frame.
     >>> r = check_answer("Q4", "4798 kbit/s")
     >>> r.diagnosis, r.score
     ('wire_vs_shaper', 0.75)
@@ -498,7 +563,9 @@ def check_answer(answer_id: str, answer, *, lab: str = "lab5", seed: int = 0,
     Partly right (75 % of the points): '4798 kbit/s' is the value in the Linux shaper's accounting (Ethernet header and IP packet only), but the question uses the wire's accounting (every byte: preamble, headers, FCS and inter-frame gap).
     """
     key = answer_key(lab, seed, accounting)
-    i = key.index(answer_id)
+    if isinstance(answer_id, str) and answer_id.strip()[:1] == "q":
+        answer_id = "Q" + answer_id.strip()[1:]
+    i = key.index(answer_id.strip() if isinstance(answer_id, str) else answer_id)
     alternatives = {code: float(arr[i]) for code, arr in key.alternatives.items()
                     if not math.isnan(arr[i]) and code != "wire_vs_shaper"}
     names = [acc for acc, arr in key.other_values.items() if not math.isnan(arr[i])]

@@ -175,7 +175,8 @@ class Answer:
     question : str
         Handout question id, e.g. ``"Q13"``.
     item : str
-        What is asked, in a few words (the scenario and the quantity).
+        What is asked, in a few words (the scenario and the quantity), with the
+        handout's numbers; :meth:`label` gives it with a variant's numbers.
     unit : str
         Base unit of the value: ``"bit/s"``, ``"byte"``, ``"s"`` or ``"1"``.
     compute : callable
@@ -209,6 +210,10 @@ class Answer:
     paired : bool
         For a goodput: the handout also asks for the matching link rate, so a
         student who copies that rate is diagnosed as "rate given for goodput".
+    item_template : str
+        ``item`` as a :meth:`str.format` template of the scenario's numbers (fields
+        of :func:`prompt_fields`, and ``tcp_options_short``); empty when ``item``
+        quotes no number of the scenario.
 
     Examples
     --------
@@ -231,6 +236,33 @@ class Answer:
     points: float = 1.0
     efficiency: Callable[[Params, str], float] | None = field(default=None, repr=False, compare=False)
     paired: bool = False
+    item_template: str = field(default="", repr=False, compare=False)
+
+    def label(self, params: Params | None = None, accounting: str = "wire") -> str:
+        """``item`` with the numbers of ``params`` (the handout's by default).
+
+        Parameters
+        ----------
+        params : Params, optional
+            The scenario (the handout's by default).
+        accounting : {"wire", "frame", "tc", "ip"}, default "wire"
+            Accepted for symmetry with :meth:`text`; labels name no accounting.
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> a = get_answer("Q3")
+        >>> a.label()
+        'bytes a 1000-byte UDP datagram takes on the link (Ethernet frame)'
+        >>> a.label(with_params(udp_payload_bytes=500))
+        'bytes a 500-byte UDP datagram takes on the link (Ethernet frame)'
+        """
+        if not self.item_template:
+            return self.item
+        return self.item_template.format(**_label_fields(Params() if params is None else params))
 
     def value(self, params: Params | None = None, accounting: str = "wire") -> float:
         """The answer for ``params`` (the handout's by default) [base unit].
@@ -680,23 +712,78 @@ _LOSS = dict(kind="loss", display_unit="%", atol=0.001)  # 0.1 percentage point
 _TIME = dict(kind="time", display_unit="ms", atol=0.0005)  # half a millisecond
 
 
+def _rate(x: float) -> str:
+    from labcalc.units import format_quantity
+
+    return format_quantity(x, "bit/s")
+
+
+def _time(x: float) -> str:
+    from labcalc.units import format_quantity
+
+    return format_quantity(x, "s")
+
+
+def _label_fields(p: Params) -> dict[str, str]:
+    """Fields of the answers' labels: the scenario's numbers, and the TCP option in short."""
+    fields = _scenario_fields(p)
+    fields["tcp_options_short"] = "with timestamps" if p.tcp_options_bytes else "without options"
+    return fields
+
+
+def _scenario_fields(p: Params) -> dict[str, str]:
+    opts = p.tcp_options_bytes
+    base = 2 * p.lab53_one_way_delay_s
+    return {
+        "C": _rate(p.bottleneck_bps),
+        "payload": f"{p.udp_payload_bytes}",
+        "seg": f"{p.tcp_segment_bytes}",
+        "mss": f"{p.mss_bytes}",
+        "tcp_options": f"a {opts}-byte TCP timestamp option" if opts else "no TCP option",
+        "h1": _rate(p.h1_udp_bps),
+        "h2_A1": _rate(p.h2_udp_bps[0]),
+        "h2_A2": _rate(p.h2_udp_bps[1]),
+        "h2_A3": _rate(p.h2_udp_bps[2]),
+        "loss_B2": f"{100 * p.b_loss[0]:.4g} %",
+        "loss_B3": f"{100 * p.b_loss[1]:.4g} %",
+        "rtt_B2": _time(p.b_rtt_s[0]),
+        "rtt_B3": _time(p.b_rtt_s[1]),
+        "a_access": _rate(p.a_access_bps),
+        "c_access": _rate(p.c_access_bps),
+        "shared": _rate(p.shared_bps),
+        "cd_exit": _rate(p.cd_exit_bps),
+        "ab_exit": _rate(p.ab_exit_bps),
+        "h3_delay": _time(p.h3_delay_s),
+        "d1_h2": f"{p.d1_connections[1]}",
+        "Y_D2": _time(p.extra_delay_s[0]),
+        "Y_D3": _time(p.extra_delay_s[1]),
+        "c53_1": _rate(p.lab53_bottleneck_bps[0]),
+        "c53_2": _rate(p.lab53_bottleneck_bps[1]),
+        "d53": _time(p.lab53_one_way_delay_s),
+        "rtt53": _time(base),
+        "rtt_1to2": _time(p.lab53_rtt_s[0]),
+        "rtt_1to3": _time(p.lab53_rtt_s[1]),
+        "rtt_2to3": _time(p.lab53_rtt_s[2]),
+    }
+
+
 def _answers() -> tuple[Answer, ...]:
     A = Answer
     out = [
-        A("Q3", "bytes a 1000-byte UDP datagram takes on the link (Ethernet frame)", "byte",
+        A("Q3", "bytes a {payload}-byte UDP datagram takes on the link (Ethernet frame)", "byte",
           lambda p, acc: p.udp_payload_bytes * p.udp_wire_factor(acc),
           prompt="{udp_size_q}",
           kind="size", display_unit="bytes", rtol=0.0, atol=0.5, efficiency=_eff_udp),
-        A("Q4", "maximum UDP goodput through the 5 Mbit/s bottleneck", "bit/s",
+        A("Q4", "maximum UDP goodput through the {C} bottleneck", "bit/s",
           lambda p, acc: p.bottleneck_bps / p.udp_wire_factor(acc), 0.001,
           prompt="What is the highest application goodput that UDP can reach through this "
                  "interface when {counted}?",
           efficiency=_eff_udp, **_GOODPUT),
-        A("Q8", "bytes a 2896-byte TCP segment with timestamps takes on the link", "byte",
+        A("Q8", "bytes a {seg}-byte TCP segment {tcp_options_short} takes on the link", "byte",
           lambda p, acc: p.tcp_segment_bytes / p.tcp_efficiency(acc),
           prompt="{tcp_size_q}",
           kind="size", display_unit="bytes", rtol=0.0, atol=0.5, efficiency=_eff_tcp),
-        A("Q9", "maximum TCP goodput through the 5 Mbit/s bottleneck", "bit/s",
+        A("Q9", "maximum TCP goodput through the {C} bottleneck", "bit/s",
           lambda p, acc: p.bottleneck_bps * p.tcp_efficiency(acc), 0.001,
           prompt="With these frames, what is the highest goodput a TCP connection can reach "
                  "through the {C} interface?",
@@ -813,12 +900,12 @@ def _answers() -> tuple[Answer, ...]:
           prompt="Which goodput do you expect for A->B?", efficiency=_eff_tcp, **_GOODPUT),
         A("Q27", "expected TCP goodput of h2 -> h3 (CD)", "bit/s", tcp52("CD"),
           prompt="Which goodput do you expect for C->D?", efficiency=_eff_tcp, **_GOODPUT),
-        A("Q29", "RTT h3 -> h1 with 300 ms added on h3-eth0", "s",
+        A("Q29", "RTT h3 -> h1 with {h3_delay} added on h3-eth0", "s",
           lambda p, acc: p.h3_delay_s + 0.0,
           prompt="Which RTT does h3 measure when it pings h1?", **_TIME),
         A("Q31", "D1: rate of h1's connection", "bit/s", d1(0),
           prompt="Which rate does h1's connection get?", efficiency=_eff_tcp, **_RATE),
-        A("Q31", "D1: aggregate rate of h2's three connections", "bit/s", d1(1),
+        A("Q31", "D1: aggregate rate of h2's {d1_h2} connections", "bit/s", d1(1),
           prompt="Which rate do h2's connections get together?", efficiency=_eff_tcp, **_RATE),
         A("Q35", "D2: goodput of h1", "bit/s", d23(0, 0), 0.01,
           prompt="Scenario D2: which goodput does h1 get?", efficiency=_eff_tcp, **_GOODPUT),
@@ -861,7 +948,10 @@ def _answers() -> tuple[Answer, ...]:
     for a in out:
         seen[a.question] = seen.get(a.question, 0) + 1
         answer_id = a.question if counts[a.question] == 1 else f"{a.question}.{seen[a.question]}"
-        numbered.append(replace(a, id=answer_id))
+        # the item is a template of the scenario's numbers: stored as the template
+        # and as the handout's text (what tables of the handout show)
+        numbered.append(replace(a, id=answer_id, item_template=a.item,
+                                item=a.item.format(**_label_fields(Params()))))
     return tuple(numbered)
 
 
@@ -902,7 +992,7 @@ def answers(params: Params | None = None, accounting: str = "wire"):
     values = answer_values(params, accounting)
     return pd.DataFrame({
         "question": [a.question for a in ANSWERS],
-        "item": [a.item for a in ANSWERS],
+        "item": [a.label(params) for a in ANSWERS],
         "value": values,
         "unit": [a.unit for a in ANSWERS],
         "rounding": [a.handout_rounding for a in ANSWERS],
@@ -1057,18 +1147,6 @@ QUESTION_CONTEXT: dict[str, str] = {
 }
 
 
-def _rate(x: float) -> str:
-    from labcalc.units import format_quantity
-
-    return format_quantity(x, "bit/s")
-
-
-def _time(x: float) -> str:
-    from labcalc.units import format_quantity
-
-    return format_quantity(x, "s")
-
-
 #: How the question texts say which bytes the links count, per accounting; fields of
 #: :func:`prompt_fields` (their own ``{mss}`` is filled in from the scenario).
 ACCOUNTING_PHRASES: dict[str, dict[str, str]] = {
@@ -1163,42 +1241,6 @@ def prompt_fields(params: Params | None = None, accounting: str = "wire") -> dic
     return fields
 
 
-def _scenario_fields(p: Params) -> dict[str, str]:
-    opts = p.tcp_options_bytes
-    base = 2 * p.lab53_one_way_delay_s
-    return {
-        "C": _rate(p.bottleneck_bps),
-        "payload": f"{p.udp_payload_bytes}",
-        "seg": f"{p.tcp_segment_bytes}",
-        "mss": f"{p.mss_bytes}",
-        "tcp_options": f"a {opts}-byte TCP timestamp option" if opts else "no TCP option",
-        "h1": _rate(p.h1_udp_bps),
-        "h2_A1": _rate(p.h2_udp_bps[0]),
-        "h2_A2": _rate(p.h2_udp_bps[1]),
-        "h2_A3": _rate(p.h2_udp_bps[2]),
-        "loss_B2": f"{100 * p.b_loss[0]:.4g} %",
-        "loss_B3": f"{100 * p.b_loss[1]:.4g} %",
-        "rtt_B2": _time(p.b_rtt_s[0]),
-        "rtt_B3": _time(p.b_rtt_s[1]),
-        "a_access": _rate(p.a_access_bps),
-        "c_access": _rate(p.c_access_bps),
-        "shared": _rate(p.shared_bps),
-        "cd_exit": _rate(p.cd_exit_bps),
-        "ab_exit": _rate(p.ab_exit_bps),
-        "h3_delay": _time(p.h3_delay_s),
-        "d1_h2": f"{p.d1_connections[1]}",
-        "Y_D2": _time(p.extra_delay_s[0]),
-        "Y_D3": _time(p.extra_delay_s[1]),
-        "c53_1": _rate(p.lab53_bottleneck_bps[0]),
-        "c53_2": _rate(p.lab53_bottleneck_bps[1]),
-        "d53": _time(p.lab53_one_way_delay_s),
-        "rtt53": _time(base),
-        "rtt_1to2": _time(p.lab53_rtt_s[0]),
-        "rtt_1to3": _time(p.lab53_rtt_s[1]),
-        "rtt_2to3": _time(p.lab53_rtt_s[2]),
-    }
-
-
 def get_answer(answer_id: str) -> Answer:
     """The :class:`Answer` with id ``answer_id`` (``"Q4"``, ``"Q13.6"``...).
 
@@ -1258,7 +1300,7 @@ def questions(params: Params | None = None, accounting: str = "wire"):
 
     p = Params() if params is None else params
     rows = [
-        (a.id, a.question, a.item, a.text(p, accounting), a.kind, a.unit, a.display_unit, a.rtol, a.atol,
+        (a.id, a.question, a.label(p), a.text(p, accounting), a.kind, a.unit, a.display_unit, a.rtol, a.atol,
          float(a.points))
         for a in ANSWERS
     ]
