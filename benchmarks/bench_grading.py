@@ -1,7 +1,8 @@
 """Grading benchmark: a class of 1,000 students x 50 answers, read and graded.
 
-Target (issue 5): 1,000 students x 50 answers graded in under 5 s. Printed as a
-table; nothing here asserts on time. Every row is timed on its own (the answer keys
+Target (issue 5): 1,000 students x 50 answers graded in under 5 s. Also the quiz
+export (issue 12): 300 variants of a question written as Moodle XML and as GIFT,
+target <= 5 s each. Printed as a table; nothing here asserts on time. Every row is timed on its own (the answer keys
 too: ``answer_keys`` on an empty cache), never obtained by subtracting timings.
 
 Run: ``.venv/bin/python benchmarks/bench_grading.py [--students N] [--answers K]``
@@ -32,6 +33,7 @@ def main(argv=None) -> int:
     parser.add_argument("--students", type=int, default=1000)
     parser.add_argument("--answers", type=int, default=50)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--export-variants", type=int, default=300)
     args = parser.parse_args(argv)
 
     from labcalc import grading
@@ -110,7 +112,34 @@ def main(argv=None) -> int:
     print(f"one answer key takes {1e3 * t_keys / max(len(seeds), 1):.2f} ms when computed with "
           f"the others ({len(seeds):,} variants solved together; best of {args.repeat} on an empty "
           f"cache), then it is cached")
+    print()
+    export_table(args.export_variants, args.repeat)
     return 0
+
+
+def export_table(variants: int, repeat: int) -> None:
+    """Time the quiz export: ``variants`` variants of one question, and of the whole lab."""
+    from labcalc import grading
+
+    seeds = range(1, variants + 1)
+    grading.answer_keys("lab5", seeds)  # keys cached: the export itself is timed
+    rows = []
+    for qid in ("Q4", "Q13.7"):
+        t_xml, xml = best_of(repeat, lambda: grading.moodle_xml("lab5", seeds, answer_ids=[qid]))
+        t_gift, text = best_of(repeat, lambda: grading.gift("lab5", seeds, answer_ids=[qid]))
+        rows.append((f"moodle_xml, {qid} x {variants} variants ({len(xml) / 1e6:.1f} MB)", t_xml, variants))
+        rows.append((f"gift, {qid} x {variants} variants ({len(text) / 1e6:.1f} MB)", t_gift, variants))
+    few = range(1, 11)
+    t_lab, xml = best_of(1, lambda: grading.moodle_xml("lab5", few))
+    n_lab = xml.count('type="numerical"')
+    rows.append((f"moodle_xml, whole lab x 10 variants ({n_lab:,} questions)", t_lab, n_lab))
+    print(f"{'quiz export (answer keys cached)':<66}{'time [s]':>9}{'per question [ms]':>17}")
+    for label, t, n in rows:
+        print(f"{label:<66}{t:9.2f}{1e3 * t / n:17.2f}")
+    worst = max(t for label, t, _ in rows[:4])
+    print(f"target: {variants} variants of a question exported in <= 5 s: "
+          f"{'met' if worst <= 5 else 'NOT met'} (slowest {worst:.2f} s); the whole lab "
+          f"({n_lab // 10} questions) takes {1e3 * t_lab / n_lab:.1f} ms per question")
 
 
 if __name__ == "__main__":

@@ -61,8 +61,11 @@ def test_xml_round_trip_matches_the_answer_key(quiz):
         value = float(right.find("text").text)
         tolerance = float(right.find("tolerance").text)
         expected = key.values[i] / factor
+        band = (key.atol[i] + key.rtol[i] * abs(key.values[i])) / factor
+        if expected == 0:  # a zero answer is the interval [0, tol]: no negative value is right
+            expected, band = band / 2, band / 2
         assert value == pytest.approx(expected, rel=1e-6, abs=1e-12)
-        assert tolerance == pytest.approx((key.atol[i] + key.rtol[i] * abs(key.values[i])) / factor, rel=1e-6)
+        assert tolerance == pytest.approx(band, rel=1e-6)
         assert float(q.find("defaultgrade").text) == key.points[i]
         # partial answers: grades Moodle accepts, values outside the right interval
         for a in answers[1:]:
@@ -92,15 +95,19 @@ def test_question_text_carries_the_variant():
 
 def test_slip_answers_carry_the_diagnosis():
     root = fromstring(grading.moodle_xml("lab5", [0], answer_ids=["Q4"]))
-    answers = {round(float(a.find("text").text), 4): (float(a.get("fraction")), a.find("feedback/text").text)
-               for a in root[1].findall("answer")}
-    assert answers[4.6904][0] == 100
-    assert answers[4.7985][0] == 75 and "Linux shaper" in answers[4.7985][1]
-    assert answers[5.0][0] == 50 and "frame efficiency" in answers[5.0][1]
-    assert answers[0.5863][0] == 50 and "bytes and bits" in answers[0.5863][1]
+    def at(question, x):  # the first answer whose interval holds x, as Moodle picks it
+        for a in question.findall("answer"):
+            value, tol = float(a.find("text").text), float(a.find("tolerance").text)
+            if abs(x - value) <= tol:
+                return float(a.get("fraction")), a.find("feedback/text").text
+        return None
+
+    assert at(root[1], 4.6904)[0] == 100
+    assert at(root[1], 4.7985)[0] == 75 and "Linux shaper" in at(root[1], 4.7985)[1]
+    assert at(root[1], 5.0)[0] == 50 and "frame efficiency" in at(root[1], 5.0)[1]
+    assert at(root[1], 0.5863)[0] == 50 and "bytes and bits" in at(root[1], 0.5863)[1]
     custom = fromstring(grading.moodle_xml("lab5", [0], answer_ids=["Q4"], credit={"bytes_bits": 0.3}))
-    fractions = {round(float(a.find("text").text), 4): float(a.get("fraction")) for a in custom[1].findall("answer")}
-    assert fractions[0.5863] == 30.0
+    assert at(custom[1], 0.5863)[0] == 30.0
 
 
 def test_gift_matches_the_answer_key():
@@ -167,7 +174,7 @@ def test_percent_questions_agree_with_grade():
     slip = [s for s in slips if abs(s[1] - float(bare_percent)) <= s[2]]
     assert slip and slip[0][0] == 100 * by.loc["b", "score"] == 50.0
     gift = grading.gift("lab5", [0], answer_ids=["Q21.1"])
-    assert f"=%100%{right[1]:.7g}:" in gift and "as a fraction between 0 and 1" in gift
+    assert f"=%100%{grading.export._fmt(right[1])}:" in gift and "as a fraction between 0 and 1" in gift
     root = fromstring(grading.moodle_xml("lab5", [0], answer_ids=["Q21.1"]))
     assert root[1].find("units") is None and root[1].find("showunits").text == "3"
 
@@ -240,20 +247,24 @@ def test_slip_tolerance_matches_grade():
         i = key.index(answer_id)
         value, factor = float(key.values[i]), item["factor"]
         for fraction, shown, tol, feedback in item["answers"][1:]:
-            alt = shown * factor
-            expected_tol = 0.5 * (key.atol[i] * abs(alt / value) + key.rtol[i] * abs(alt))
-            assert tol * factor == pytest.approx(expected_tol, rel=1e-6)
-            # an answer at the slip's value gets the same share from grade()
-            text = f"{shown:.10g} {item['unit']}".strip()
+            # the written interval is a stretch where labcalc gives one verdict (the
+            # bands themselves are pinned against a model of Moodle in test_grading_moodle.py)
+            assert 0 < tol * factor <= 0.5 * (key.atol[i] * abs(shown * factor / value)
+                                              + key.rtol[i] * abs(shown * factor)) * (1 + 1e-6)
+            # an answer in the middle of it gets the same share from grade(), up to
+            # Moodle's grade list (37.5 % is written as 40 %)
+            text = f"{shown:.12g} {item['unit']}".strip()
             r = grading.check_answer(answer_id, text)
-            assert 100 * r.score == pytest.approx(fraction, abs=0.01), (answer_id, text, r.message)
+            assert fraction == grading.export._nearest_fraction(r.score), (answer_id, text, r.message)
 
 
 def test_percent_feedback_follows_the_prompt():
     # the quiz asks for a fraction, the number only: the feedback must not ask for a % sign
     item = grading.export.quiz_items("lab5", [0], answer_ids=["Q13.7"])[0]
-    feedback = [a[3] for a in item["answers"] if "100 times" in a[3]]
-    assert feedback == ["Partly right: your answer is 100 times too large: it looks like a percentage; "
+    feedback = [a[3] for a in item["answers"] if "100 times" in a[3] and "on top" not in a[3]]
+    assert feedback == ["Partly right: your answer is 100 times too small: give the share as a fraction "
+                        "between 0 and 1, the number only (25 % is 0.25, not 0.0025).",
+                        "Partly right: your answer is 100 times too large: it looks like a percentage; "
                         "give the share as a fraction between 0 and 1, the number only (25 % is 0.25)."]
     assert "% sign" not in grading.gift("lab5", [0], answer_ids=["Q13.7", "Q21.1"])
 

@@ -5,23 +5,55 @@ that a Moodle quiz can draw a random variant from each category. A question carr
 
 - its text with the variant's numbers (:meth:`labcalc.labs.lab5.Answer.text`) and the
   unit to answer in;
-- the right value in that unit with the answer's tolerance (Moodle's numerical
-  tolerance is absolute: ``rtol * |value| + atol``, converted to the unit);
-- optionally, one partially right answer per slip the key knows (the wire/shaper
-  accounting, forgotten headers, bytes for bits...), each with its share of the
-  points, the feedback labcalc would give, and labcalc's own band around the slip's
-  value: half the right answer's tolerance transformed by the slip (a value 1000
-  times too small keeps a thousandth of the absolute tolerance), so that no partly
-  right interval reaches 0;
-- the accepted units with their multipliers (``kbit/s`` is 1000 per ``Mbit/s``).
+- the answers in the order Moodle tries them (it takes the first whose interval
+  ``[value - tolerance, value + tolerance]`` holds the response): the right value with
+  labcalc's tolerance first, then one answer per stretch of numbers on which labcalc's
+  grader gives one partial credit. The stretches come from the grader itself: every
+  slip it tries (``diagnosis._candidates``: bytes/bits, 1000, 1024, 1024², 1024³,
+  percent/fraction, the context slips, two slips at once) with its band (half the
+  right answer's tolerance transformed by the slip), cut where the grader's other
+  rules cut it (the slip closest to the response wins, the other accounting before a
+  binary prefix, a response must sit clearly closer to the slip than to the key, none
+  near 0); :func:`labcalc.grading.diagnosis.evaluate` is asked at the middle of every
+  piece, so the quiz cannot drift from the grader. A slip band overlapping no other is
+  written whole around the slip's value; a slip never reached by the grader (inside the
+  right answer's band) is not written. Each carries the feedback labcalc would give;
+- a right answer of 0 (a loss of 0) is the interval ``[0, tol]`` (value ``tol/2``,
+  tolerance ``tol/2``): a negative response gets nothing, as in labcalc;
+- the unit spellings labcalc's grammar reads for that kind of quantity
+  (:func:`labcalc.units.unit_spellings`: 207 for a rate, 90 for a size, 50 for a
+  time), the display unit first, each with Moodle's multiplier (``kbit/s`` is 1000 per
+  ``Mbit/s``): Moodle matches unit names exactly, letter case included.
+
+Every number is written in plain decimal notation (no exponent) with all the digits of
+the float, so the written bands are labcalc's to about 1e-15.
 
 Percentages (losses, shares) are asked as fractions between 0 and 1 and the text says
 so: that is how :func:`labcalc.grading.grade` reads a bare number in a percent question
 (``"0.25"`` is 25 %, a bare ``"25"`` is the percent/fraction slip), and Moodle reads
 a number without a unit in the question's first unit, so a quiz asking "in %" would
-grade a bare 0.25 differently from labcalc. The quiz and labcalc thus agree on every
-bare number; the quiz (no units) asks to type the number alone, where labcalc also
-accepts ``"25 %"`` with its sign.
+grade a bare 0.25 differently from labcalc.
+
+What Moodle cannot do (and the setting that comes closest; see also README, graders):
+
+- a response with a known but wrong unit (``8.8339 kbit/s`` for 8.8339 Mbit/s) is
+  tried converted, then as a bare number, so it matches the right answer and loses
+  only the unit penalty, where labcalc credits the prefix slip (50 %). The export's
+  ``unit_penalty=1`` (the default) gives it nothing, as labcalc gives for a missing
+  unit; no setting gives the slip's credit;
+- ``%`` on a share (``13.8 %``) is an unknown unit on a question without units: Moodle
+  says "Do not include a unit" and grades 13.8, the percent/fraction slip (0.5), where
+  labcalc reads 13.8 % (right). Asking for a fraction without a unit is the closest;
+- a decimal comma is read by the site's language (an English site reads ``0,138`` as
+  138; labcalc reads 0.138): ask for a decimal point, or use a site language whose
+  decimal separator is the comma;
+- Moodle removes the spaces of a response before it looks its unit up, so spellings
+  with spaces (``Megabits per second``) cannot be listed;
+- Moodle accepts only its own list of grades (:data:`MOODLE_FRACTIONS`): a credit of
+  two slips at once such as 0.375 is written as the nearest (40 %).
+
+Size: a rate question of lab5 has about 50 answers and 207 units (about 40 kB of XML);
+300 variants of one question are exported in a few seconds (``benchmarks/bench_grading.py``).
 
 :func:`moodle_xml` writes Moodle XML (built with :mod:`xml.etree.ElementTree`, so it is
 always well-formed); :func:`gift` writes Moodle's GIFT text format, which has no units:
@@ -40,12 +72,16 @@ $CATEGORY: $course$/top/labcalc/lab5/Q3
 from __future__ import annotations
 
 import html
+from decimal import Decimal
 import math
 import xml.etree.ElementTree as ET
-from typing import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
-from labcalc.grading.check import _hint, _times
-from labcalc.grading.diagnosis import _SLIP_BAND, CONTEXT_SLIPS, credit_table, other_accountings
+import numpy as np
+
+from labcalc.grading.check import _NONNEGATIVE_NAME, _hint, _times, is_percent_unit
+from labcalc.grading.diagnosis import (_SLIP_BAND, CONTEXT_SLIPS, ROUNDING_FACTOR, SLIPS, _candidates,
+                                       _tolerance, credit_table, evaluate, other_accountings)
 
 __all__ = ["moodle_xml", "gift", "quiz_items", "MOODLE_FRACTIONS", "UNIT_CHOICES"]
 
@@ -54,17 +90,49 @@ MOODLE_FRACTIONS = (100.0, 90.0, 83.33333, 80.0, 75.0, 70.0, 66.66667, 60.0, 50.
                     33.33333, 30.0, 25.0, 20.0, 16.66667, 14.28571, 12.5, 11.11111, 10.0,
                     5.0, 0.0)
 
+class _UnitChoices(Mapping):
+    """Display unit -> the unit spellings written into a question, built when first asked.
+
+    Derived from :func:`labcalc.units.unit_spellings` (the spellings the answer grammar
+    accepts), so the quiz offers what ``labcalc grade`` reads. The display unit comes
+    first with multiplier 1 (Moodle reads a bare number in its first unit); each other
+    spelling carries Moodle's multiplier: how many of it make one display unit.
+    """
+
+    _DISPLAY = ("Mbit/s", "bytes", "ms", "%", "")
+
+    def __init__(self):
+        self._cache: dict[str, tuple[tuple[str, float], ...]] = {}
+
+    def __getitem__(self, unit):
+        if unit not in self._DISPLAY:
+            raise KeyError(unit)
+        if unit not in self._cache:
+            if unit in ("%", ""):
+                self._cache[unit] = ()  # asked as a fraction / a plain number: no unit
+            else:
+                from labcalc.units import unit_scale, unit_spellings
+
+                size, base = unit_scale(unit)
+                spellings = [(unit, size)] + [(n, f) for n, f in unit_spellings(base) if n != unit]
+                self._cache[unit] = tuple((n, _clean(size / f)) for n, f in spellings)
+        return self._cache[unit]
+
+    def __iter__(self):
+        return iter(self._DISPLAY)
+
+    def __len__(self):
+        return len(self._DISPLAY)
+
+
+def _clean(x: float) -> float:
+    """``x`` with the floating-point noise of a unit ratio removed (1000.0000000000001 -> 1000)."""
+    return float(f"{x:.15g}")
+
+
 #: Units offered for each display unit, with Moodle multipliers (how many of the unit
-#: make one display unit).
-UNIT_CHOICES: Mapping[str, Sequence[tuple[str, float]]] = {
-    "Mbit/s": (("Mbit/s", 1.0), ("Mbps", 1.0), ("Mb/s", 1.0), ("kbit/s", 1e3), ("kbps", 1e3),
-               ("kb/s", 1e3), ("bit/s", 1e6), ("bps", 1e6), ("Gbit/s", 1e-3), ("Gbps", 1e-3),
-               ("MB/s", 0.125), ("kB/s", 125.0)),
-    "bytes": (("bytes", 1.0), ("byte", 1.0), ("B", 1.0), ("octets", 1.0), ("bits", 8.0)),
-    "ms": (("ms", 1.0), ("s", 1e-3), ("us", 1e3), ("µs", 1e3)),
-    "%": (),  # asked as a fraction (see the module documentation)
-    "": (),
-}
+#: make one display unit); see :class:`_UnitChoices`.
+UNIT_CHOICES: Mapping[str, Sequence[tuple[str, float]]] = _UnitChoices()
 
 #: What the text asks for, per display unit without a unit field in the quiz.
 _FORM_TEXT = {
@@ -79,11 +147,17 @@ def _nearest_fraction(share: float) -> float:
 
 
 def _fmt(x: float) -> str:
-    """A number for Moodle: 7 significant digits, no exponent for usual sizes."""
+    """A number in plain decimal notation, never with an exponent, that reads back exactly.
+
+    ``repr`` gives the shortest text that reads back as the same float; :mod:`decimal`
+    writes it out without an exponent (``1.421801e-05`` -> ``0.00001421801``), which
+    every GIFT reader understands (pygiftparser reads an exponent wrongly, gift-pegjs
+    refuses it).
+    """
     if x == 0:
         return "0"
-    text = f"{x:.7g}"
-    return text
+    text = format(Decimal(repr(float(x))), "f")
+    return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 def quiz_items(lab: str = "lab5", seeds: Iterable[int] = range(1, 21), *,
@@ -105,7 +179,8 @@ def quiz_items(lab: str = "lab5", seeds: Iterable[int] = range(1, 21), *,
     credit : mapping, optional
         Partial credit per slip; rounded to the nearest grade Moodle accepts.
     slips : bool, default True
-        Add a partially right answer for each slip of the key.
+        Add the partially right answers (every slip labcalc credits, see the module
+        documentation).
 
     Returns
     -------
@@ -118,10 +193,12 @@ def quiz_items(lab: str = "lab5", seeds: Iterable[int] = range(1, 21), *,
     Examples
     --------
     >>> item = quiz_items("lab5", [0], answer_ids=["Q4"])[0]
-    >>> item["name"], item["unit"], item["answers"][0][:3]
-    ('lab5 Q4 (variant 0)', 'Mbit/s', (100.0, 4.690431519699812, 0.04690431519699812))
-    >>> [(a[0], round(a[1], 4)) for a in item["answers"][1:]]
-    [(50.0, 5.0), (75.0, 4.7985), (50.0, 0.5863), (50.0, 37.5235), (50.0, 4690.4315), (50.0, 0.0047), (75.0, 4.5805)]
+    >>> item["name"], item["unit"], [round(x, 6) for x in item["answers"][0][:3]]
+    ('lab5 Q4 (variant 0)', 'Mbit/s', [100.0, 4.690432, 0.046904])
+    >>> len(item["answers"]), sorted({a[0] for a in item["answers"]})
+    (49, [25.0, 40.0, 50.0, 75.0, 100.0])
+    >>> [round(a[1], 4) for a in item["answers"] if a[0] == 75.0]
+    [4.3683, 4.4731, 4.5805, 4.7985, 4.8247, 4.9183, 5.0398]
     >>> loss = quiz_items("lab5", [0], answer_ids=["q13.7"])[0]
     >>> loss["unit"], round(loss["answers"][0][1], 4), round(loss["answers"][-1][1], 2)
     ('', 0.0619, 6.19)
@@ -159,68 +236,111 @@ def quiz_items(lab: str = "lab5", seeds: Iterable[int] = range(1, 21), *,
             value = float(key.values[i])
             atol, rtol = float(key.atol[i]), float(key.rtol[i])
             tol = atol + rtol * abs(value)
-            right = (100.0, value / factor, tol / factor, "Right.")
-            extra = []
-            if slips:
-                seen = [(value, tol)]
-                candidates = []
-                for code in CONTEXT_SLIPS:
-                    if code == "wire_vs_shaper":  # the value in each other accounting
-                        for other in other_accountings(accounting):
-                            alt = float(key.other_values.get(other, key.alternatives[code] * math.nan)[i])
-                            if not math.isnan(alt):
-                                candidates.append((code, alt, 1.0, other))
-                        continue
-                    alt = float(key.alternatives[code][i])
-                    if not math.isnan(alt):
-                        candidates.append((code, alt, 1.0, None))
-                for code, factors, bases in _GENERIC_FOR_EXPORT:
-                    if (key.units[i] in bases or unit in bases) and value != 0:
-                        if code == "percent_fraction" and unit != "%":
-                            continue  # a plain number (a constant) is not a share
-                        for f in factors:
-                            candidates.append((code, value * f, f, None))
-                for code, alt, f, other in candidates:
-                    # the same band as labcalc's own diagnosis: the right answer's
-                    # tolerance transformed by the slip (both parts scaled with the
-                    # value), halved
-                    scale = abs(alt / value) if value else 1.0
-                    alt_full = atol * scale + rtol * abs(alt)
-                    alt_tol = _SLIP_BAND * alt_full
-                    if any(abs(alt - v) <= t for v, t in seen):
-                        continue  # inside the interval of an answer already listed
-                    # no credit for an answer that cannot be told from 0 (as labcalc)
-                    alt_tol = min(alt_tol, (abs(alt) - alt_full) * (1 - 1e-9))
-                    if alt_tol <= 0:
-                        continue
-                    seen.append((alt, alt_full))
-                    extra.append((_nearest_fraction(credits[code]), alt / factor, alt_tol / factor,
-                                  _feedback(code, f, alt / value if value else 1.0, accounting, other)))
+            alts = {code: [float(v[i]) for v in key.other_values.values()]
+                    if code == "wire_vs_shaper" else [float(key.alternatives[code][i])]
+                    for code in CONTEXT_SLIPS}
+            if "wire_vs_shaper" in alts:  # in the order labcalc grade tries them
+                alts["wire_vs_shaper"] = [float(key.other_values.get(o, key.values * math.nan)[i])
+                                          for o in other_accountings(accounting)]
+            written = _answer_list(value, key.units[i], unit, atol, rtol, float(key.display_factors[i]),
+                                   alts, credits, accounting, slips)
+            written = [(f, float(lo) / factor, float(hi) / factor, fb) for f, lo, hi, fb in written]
             text = a.text(key.params, accounting)
             text += f" Give the answer in {unit}." if asked else _FORM_TEXT.get(unit, _FORM_TEXT[""])
             items.append({
                 "id": answer_id, "seed": s, "name": f"{lab} {answer_id} (variant {s})", "text": text,
                 "unit": asked, "factor": factor, "points": float(key.points[i]),
-                "answers": [right] + extra,
+                "answers": [(f, (lo + hi) / 2, (hi - lo) / 2, fb) for f, lo, hi, fb in written],
             })
     return items
 
 
+def _answer_list(value, base, unit, atol, rtol, display_factor, alts, credits, accounting, slips):
+    """The answers of one question as intervals [base units], the right one first.
+
+    Each interval is a stretch of the number line on which labcalc's own grader
+    (:func:`labcalc.grading.diagnosis.evaluate`) gives one and the same verdict, so
+    the quiz cannot drift from it: the stretches are found by asking the grader at
+    the midpoint between every two consecutive edges that its rules can produce (the
+    edges of every band, the "clearly closer to the slip" limits, the points where
+    two slips are equally close, 0). The slips tried are those of
+    ``diagnosis._candidates``, the list the grader itself tries (one slip, two at
+    once, a context slip with a generic one on top).
+    """
+    percent = is_percent_unit(unit)
+    nonneg = (percent or base in _NONNEGATIVE_NAME) and value >= 0
+    one = lambda x: np.asarray([x], float)  # noqa: E731
+    e, rt, at, sig, df = one(value), one(rtol), one(atol), np.zeros(1), one(display_factor)
+    tol = float(_tolerance(e, rt, at, sig, df)[0])
+    lo_right = max(value - tol, 0.0) if nonneg else value - tol  # a loss of 0: [0, tol]
+    right = [(100.0, lo_right, value + tol, "Right.")]
+    if not slips or value == 0:
+        return right
+    alternatives = {k: [one(v) for v in vs] for k, vs in alts.items()}
+    labels, _, values, _, _ = _candidates(e, np.asarray([base], object), alternatives,
+                                          np.asarray([percent]))
+    a = values[0]
+    ok = ~np.isnan(a) & (a != 0)
+    a = a[ok]
+    if a.size == 0:
+        return right
+    scale = np.abs(a / value)
+    cand_tol = _tolerance(a, rt, at * scale, sig, df)
+    half = _SLIP_BAND * cand_tol
+    edges = [0.0, value - tol, value + tol, value - ROUNDING_FACTOR * tol, value + ROUNDING_FACTOR * tol]
+    edges += [*(a - half), *(a + half), *cand_tol, *(-cand_tol), *(2 * a - value), *((2 * a + value) / 3)]
+    # where two slips are equally close (distance measured in each one's band)
+    for j in range(a.size):
+        for k in range(j + 1, a.size):
+            if abs(a[j] - a[k]) <= half[j] + half[k]:
+                edges.append((a[j] * half[k] + a[k] * half[j]) / (half[j] + half[k]))
+                if half[j] != half[k]:
+                    edges.append((a[j] * half[k] - a[k] * half[j]) / (half[k] - half[j]))
+    low = min(np.min(a - half), lo_right)
+    high = max(np.max(a + half), value + ROUNDING_FACTOR * tol)
+    edges = np.unique(np.clip(np.asarray(edges, float), low, high))
+    mids = (edges[:-1] + edges[1:]) / 2
+    n = mids.size
+    rep = lambda x: np.full(n, x)  # noqa: E731
+    out = evaluate(mids, np.full(n, "ok", object), rep(value), np.full(n, base, object), rep(rtol),
+                   rep(atol), np.zeros(n), rep(display_factor),
+                   {k: [rep(v) for v in vs] for k, vs in alts.items()}, credits,
+                   percent=np.full(n, percent), nonnegative=np.full(n, nonneg))
+    pieces = []  # (score, diagnosis, factor, alternative, lo, hi), merged when alike
+    for m in range(n):
+        if out["correct"][m] or out["score"][m] <= 0:
+            continue
+        what = (float(out["score"][m]), out["diagnosis"][m], float(out["factor"][m]),
+                int(out["alternative"][m]), float(out["ratio"][m]))
+        if pieces and pieces[-1][0][:4] == what[:4] and pieces[-1][2] == edges[m]:
+            pieces[-1][2] = edges[m + 1]
+        else:
+            pieces.append([what, edges[m], edges[m + 1]])
+    others = other_accountings(accounting)
+    answers = list(right)
+    for (score, code, factor, which, ratio), lo, hi in pieces:
+        other = others[which] if code.startswith("wire_vs_shaper") and 0 <= which < len(others) else None
+        answers.append((_nearest_fraction(score), lo, hi, _feedback(code, factor, ratio, accounting, other)))
+    return answers
+
+
 def _feedback(code: str, factor: float, ratio: float, accounting: str, other: str | None) -> str:
     """The feedback of a partially right answer, worded for the quiz."""
+    if "+" in code:  # two slips at once: the first one's hint, then the second named
+        first, second = code.split("+")
+        if first in CONTEXT_SLIPS:
+            head = _hint(first, 1.0, ratio / factor, accounting, other).removeprefix("it ")
+        else:
+            head = "shows " + SLIPS[first]
+        return f"Partly right: your answer {head}; and on top of that, {SLIPS[second]}."
     if code == "percent_fraction":
         # the quiz asks for a fraction between 0 and 1, the number only (no % sign)
+        if factor < 1:
+            return (f"Partly right: your answer is {_times(factor)}: give the share as a fraction "
+                    f"between 0 and 1, the number only (25 % is 0.25, not 0.0025).")
         return (f"Partly right: your answer is {_times(factor)}: it looks like a percentage; "
                 f"give the share as a fraction between 0 and 1, the number only (25 % is 0.25).")
     return "Partly right: your answer " + _hint(code, factor, ratio, accounting, other).removeprefix("it ") + "."
-
-
-_GENERIC_FOR_EXPORT = (
-    ("bytes_bits", (1 / 8, 8.0), ("bit/s", "byte")),
-    ("kilo_mega", (1000.0, 1e-3), ("bit/s", "byte", "s")),
-    ("binary_prefix", (1 / 1.024, 1.024), ("bit/s",)),
-    ("percent_fraction", (100.0,), ("%",)),  # a percentage typed where a fraction is asked
-)
 
 
 def _sub(parent, tag, text=None, **attrs):
@@ -261,10 +381,12 @@ def moodle_xml(lab: str = "lab5", seeds: Iterable[int] = range(1, 21), *,
 
     Notes
     -----
-    Moodle takes the first answer whose interval contains the response, so the right
-    answer comes first, and a slip whose value falls inside the interval of an answer
-    listed before it is left out. Partial grades are rounded to the nearest value Moodle accepts
-    (:data:`MOODLE_FRACTIONS`).
+    Moodle takes the first answer whose interval contains the response: the right
+    answer comes first, then the pieces of the number line where labcalc gives a
+    partial credit (see the module documentation), which do not overlap. Partial grades
+    are rounded to the nearest value Moodle accepts (:data:`MOODLE_FRACTIONS`). Units
+    are typed after the number (``showunits`` 0, ``unitsleft`` 0); the unit penalty is
+    "of the mark for the response" (``unitgradingtype`` 1).
 
     References
     ----------
