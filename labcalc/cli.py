@@ -5,6 +5,7 @@ Subcommands::
     labcalc answers lab5 [--accounting wire|tc|frame|ip] [--csv] [--variant SEED | --student ID --salt S]
     labcalc solve SCENARIO.toml --fairness maxmin|proportional|alpha=A|reno|fifo [--variant V]
     labcalc convert FILE -o OUT.csv [--format FORMAT]
+    labcalc measurements build MANIFEST -o TABLE.csv
     labcalc grade lab5 ANSWERS.csv -o GRADES.csv [--report REPORT.html] [--feedback FEEDBACK.csv]
                   [--problems PROBLEMS.csv] [--salt S]
     labcalc export lab5 --format moodle-xml|gift [--variants N] [--first-seed S] [-o QUIZ]
@@ -79,6 +80,12 @@ def _build_parser() -> argparse.ArgumentParser:
     p_convert.add_argument("-o", "--output", required=True, help="CSV file to write")
     p_convert.add_argument("--format", default=None, help="force a format instead of sniffing it")
 
+    p_meas = sub.add_parser("measurements", help="build the measurement table from raw files (a manifest)")
+    meas_sub = p_meas.add_subparsers(dest="action", required=True)
+    p_build = meas_sub.add_parser("build", help="read the raw files a manifest names and write the tidy CSV")
+    p_build.add_argument("manifest", help="manifest TOML ([[measurement]] tables), or a folder holding one")
+    p_build.add_argument("-o", "--output", required=True, help="CSV file to write ('-' for standard output)")
+
     p_grade = sub.add_parser("grade", help="grade a class's answers file (CSV: student, question, answer[, variant])")
     p_grade.add_argument("lab", help="lab name, e.g. lab5")
     p_grade.add_argument("answers", help="answers CSV (untrusted: bad rows are reported and skipped)")
@@ -151,7 +158,6 @@ def _answers(args) -> int:
         phrases = set(getattr(lab, "ACCOUNTING_PHRASES", {}).get(args.accounting, {}))
         fields = {k: v for k, v in lab.prompt_fields(params).items() if k not in phrases}
         print("scenario: " + ", ".join(f"{k}={v}" for k, v in fields.items()))
-        print("(items name the handout's numbers; this variant's numbers are the scenario above)")
     print(shown.to_string(index=False))
     return 0
 
@@ -211,10 +217,58 @@ def _solve(args) -> int:
 
 
 def _convert(args) -> int:
-    from labcalc import measure
+    import os
+    import warnings
 
-    measure.convert(args.file, args.output, format=args.format)
-    print(f"wrote {args.output}")
+    from labcalc import measure
+    from labcalc.measure.manifest import write_measurements
+
+    # The readers warn about skipped lines with a Python warning (source line and a hint at
+    # df.attrs); at a terminal we say the same in words, once, from the frame's attrs.
+    if not os.path.isfile(args.file):
+        raise ValueError(f"{args.file}: file not found")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", measure.MalformedLinesWarning)
+        df = measure.read(args.file, format=args.format)
+    # Numbers at the precision the tool printed: shortest exact form, no float noise.
+    table = df.copy()
+    for column in table.columns:
+        if table[column].dtype.kind == "f":
+            table[column] = [_short_number(v) for v in table[column]]
+    parent = os.path.dirname(args.output) if args.output != "-" else ""
+    if parent:
+        os.makedirs(parent, exist_ok=True)
+    write_measurements(table, args.output)
+    bad = df.attrs.get("malformed") or {}
+    if bad.get("count"):
+        lines = ", ".join(str(n) for n in bad.get("lines", []))
+        more = " and more" if bad["count"] > len(bad.get("lines", [])) else ""
+        print(f"labcalc: skipped {bad['count']} line(s) of {args.file} that do not read as "
+              f"{df.attrs.get('format', 'this format')} output (line {lines}{more})", file=sys.stderr)
+    if args.output != "-":
+        print(f"wrote {args.output} ({len(df)} rows of {df.attrs.get('format', '?')} samples; "
+              "a per-sample table, not a measurement table: name the raw file in a manifest, "
+              "see 'labcalc measurements build')")
+    return 0
+
+
+def _short_number(v) -> str:
+    """A float in its shortest exact form, rounded to 12 significant digits (no float noise)."""
+    import math
+
+    if v is None or not math.isfinite(v):
+        return ""
+    v = float(f"{float(v):.12g}")
+    return str(int(v)) if v.is_integer() and abs(v) < 1e15 else repr(v)
+
+
+def _measurements(args) -> int:
+    from labcalc.measure.manifest import build_manifest, write_measurements
+
+    table = build_manifest(args.manifest)
+    write_measurements(table, args.output)
+    if args.output != "-":
+        print(f"wrote {args.output} ({len(table)} measurements)")
     return 0
 
 
@@ -341,7 +395,7 @@ def main(argv=None) -> int:
     """
     parser = _build_parser()
     args = parser.parse_args(argv)
-    handlers = {"answers": _answers, "solve": _solve, "convert": _convert, "grade": _grade,
+    handlers = {"answers": _answers, "solve": _solve, "convert": _convert, "measurements": _measurements, "grade": _grade,
                 "export": _export}
     try:
         code = handlers[args.command](args)

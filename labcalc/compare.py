@@ -161,7 +161,23 @@ def _read_rows(source, name: str):
             except UnicodeDecodeError as exc:
                 raise MeasurementError(f"{name}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     text = text.lstrip("\ufeff")
-    reader = csv.reader(io.StringIO(text, newline=""), skipinitialspace=True)
+    # Comma, semicolon (a European spreadsheet's CSV) or tab, and Excel's "sep=;" first
+    # line: the same sniffing as the answer-sheet reader (labcalc.grading.batch). The
+    # sep= line is blanked, not removed, so row numbers stay the file's line numbers.
+    from labcalc.grading.batch import _SEP_LINE, _sniff_delimiter
+
+    lines = text.splitlines(keepends=True)
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    delimiter = ","
+    if first is not None:
+        sep = _SEP_LINE.match(lines[first])
+        if sep:
+            delimiter = sep.group(1)
+            lines[first] = "\n"
+            text = "".join(lines)
+        else:
+            delimiter = _sniff_delimiter(lines[first], REQUIRED_COLUMNS)
+    reader = csv.reader(io.StringIO(text, newline=""), skipinitialspace=True, delimiter=delimiter)
     header, records, lines, last = None, [], [], 0
     try:
         for fields in reader:
@@ -212,7 +228,9 @@ def load_measurements(source, quiet: bool = False):
     ----------
     source : path, file-like, or list of paths
         A CSV file, an open text stream, a folder (every ``*.csv`` in it, sorted), or a
-        list of any of these.
+        list of any of these. A measurement manifest (``.toml``), or a folder holding one,
+        is built from its raw files first (:func:`labcalc.measure.build_manifest`); its
+        provenance columns (``source``, ``window_s``, ``n_samples``...) are kept.
     quiet : bool, default False
         Do not print the note about repeated rows.
 
@@ -261,6 +279,23 @@ def load_measurements(source, quiet: bool = False):
     """
     import pandas as pd
 
+    if isinstance(source, (str, Path)) and not (isinstance(source, str) and "\n" in source):
+        # A measurement manifest (or a folder holding one): build its table from the raw files
+        # (labcalc.measure.manifest), then read that table like any tidy CSV.
+        import io
+
+        from labcalc.measure.manifest import ManifestError, build_manifest, find_manifest, write_measurements
+
+        try:
+            manifest = find_manifest(source)
+            if manifest is not None:
+                buf = io.StringIO()
+                write_measurements(build_manifest(manifest), buf)
+                buf.seek(0)
+                buf.name = str(manifest)
+                return load_measurements(buf, quiet=quiet)
+        except ManifestError as exc:
+            raise MeasurementError(str(exc)) from None
     if isinstance(source, (list, tuple)):
         frames = [load_measurements(s, quiet=quiet) for s in source]
         files = [f for frame in frames for f in frame.attrs.get("files", [])]
@@ -298,8 +333,11 @@ def load_measurements(source, quiet: bool = False):
     df["question"] = df["question"].map(_question_id)
     values, bases, units = [], [], []
     for row_number, value, unit, metric in zip(line_numbers, df["value"], df["unit"], df["metric"]):
+        if re.fullmatch(r"[+-]?\d+,\d+", value):
+            raise MeasurementError(f"{name}, row {row_number}: value {value!r} has a decimal comma "
+                                   f"(column 'value'); write {value.replace(',', '.')}")
         if not _NUMBER.fullmatch(value):  # float() alone would take '0_964' as 964
-            raise MeasurementError(f"{name}, row {row_number}: value {value!r} is not a number")
+            raise MeasurementError(f"{name}, row {row_number}: value {value!r} is not a number (column 'value')")
         number = float(value)
         if not math.isfinite(number):
             raise MeasurementError(f"{name}, row {row_number}: value {value!r} is not finite")
@@ -321,8 +359,20 @@ def load_measurements(source, quiet: bool = False):
         else:
             try:
                 base, base_unit = _parse_unit(number, unit)
-            except ValueError:
-                raise MeasurementError(f"{name}, row {row_number}, column 'unit': unknown unit {unit!r}") from None
+            except ValueError as exc:
+                # the grammar's own reason ("'Ms' would be megaseconds; write 'ms'...")
+                reason = str(exc).removeprefix("quantity: ")
+                raise MeasurementError(f"{name}, row {row_number}, column 'unit': cannot read unit "
+                                       f"{unit!r} (value {value}): {reason}") from None
+            if kinds and base_unit not in kinds and not (base_unit == "1" and "packet" in kinds):
+                hint = ""
+                if "bit/s" in kinds and base_unit == "byte":
+                    stem = unit[:-1] if unit.endswith("s") and unit[-2:-1].lower() in ("t", "e") else unit
+                    hint = f"; did you mean {stem}/s?"
+                raise MeasurementError(
+                    f"{name}, row {row_number}, column 'unit': unit {unit!r} (value {value}) is "
+                    f"{_KIND_NAMES.get(base_unit, base_unit)}, but metric {metric!r} is "
+                    f"{_kind_text(kinds)}{hint}")
         if base_unit == "1" and _is_loss(metric) and not 0.0 <= base <= 1.0:
             shown = f"{value} {unit}".strip()
             limits = "0 and 100 %" if unit == "%" else "0 and 1 (or give it in %)"
@@ -1102,7 +1152,8 @@ def pick(answers, question: str, contains: str | None = None) -> float:
     Raises
     ------
     KeyError
-        When no row or several rows match.
+        When no row or several rows match; the message lists the items of
+        ``question`` (at most 20) so that ``contains`` can name one.
 
     Examples
     --------
@@ -1115,62 +1166,116 @@ def pick(answers, question: str, contains: str | None = None) -> float:
         sel &= answers["item"].str.contains(contains, regex=False)
     rows = answers[sel]
     if len(rows) != 1:
+        items = answers.loc[answers["question"] == question, "item"].astype(str).tolist()
+        listing = "; items of this question: " + ", ".join(repr(i) for i in items[:20]) if items else ""
         raise KeyError(f"{len(rows)} answers match question={question!r}, contains={contains!r}; "
-                       "expected exactly one")
+                       f"expected exactly one{listing}")
     return float(rows["value"].iloc[0])
 
 
-def check_answer(answer, expected, unit: str | None = None, rtol: float = 0.01,
-                 atol: float = 0.0, label: str = "answer", quiet: bool = False, **options):
+#: An answer id of a lab (``"Q4"``, ``"Q13.6"``, ``"q13"``): :func:`check_answer` then
+#: checks against the lab's answer key.
+_ANSWER_ID = re.compile(r"\s*[Qq]\d+(?:\.\d+)?\s*")
+
+
+def check_answer(answer, expected=None, unit: str | None = None, rtol: float | None = None,
+                 atol: float | None = None, label: str | None = None, quiet: bool = False,
+                 *, lab: str = "lab5", seed: int = 0, **options):
     """Check a student's answer in a notebook: one printed line, the grader's verdict.
 
-    A thin front of :func:`labcalc.grading.check` (which does the unit handling, the
-    tolerance and the diagnosis of classic slips) that prefixes the message with
-    ``label`` and prints it. A plain number (``unit="1"``) is quoted without a unit.
+    Two forms:
+
+    - ``check_answer("Q13.6", my_answer)``: a question of the lab's handout, by its
+      answer id (this form is taken when the first argument is an answer id and no
+      ``unit``, ``rtol`` or ``atol`` is given: the answer key sets them). The answer is checked against the lab's answer key
+      (:func:`labcalc.grading.check_answer`) with the question's unit, tolerance and
+      every slip the key knows (forgotten headers, the other byte accounting, rate
+      for goodput...), exactly as the batch grader :func:`labcalc.grading.grade`
+      grades it: same score, diagnosis and message. A question that asks for several
+      numbers (``"Q13"``) prints the ids and labels of its parts instead.
+    - ``check_answer(my_answer, expected, unit="Mbit/s")``: any other value, through
+      :func:`labcalc.grading.check` (which does the unit handling, the tolerance and
+      the classic slips). A plain number (``unit="1"``) is quoted without a unit.
 
     Parameters
     ----------
-    answer : number or str
-        A bare number is read in ``unit``; a text may carry its own unit
-        (``"4.69 Mbit/s"``, ``"4690 kbps"``, ``"6.2 %"``, ``"300 ms"``). None, ``...``
-        or an empty text means "not answered yet".
-    expected : float or str
-        The expected value in base units (as labcalc computes it) or a text with a unit.
+    answer : str, number or None
+        In the first form, the answer id (``"Q4"``, ``"Q13.6"``). In the second, the
+        answer: a text with its unit (``"4.69 Mbit/s"``, ``"4690 kbps"``, ``"6.2 %"``,
+        ``"300 ms"``); a number is read as the same number typed without quotes, so a
+        rate, a size or a time needs its unit, and a share without a % sign is a
+        fraction (see :func:`labcalc.grading.check`). None, ``...`` or an empty text
+        means "not answered yet".
+    expected : float, str or None
+        In the first form, the answer (as above). In the second, the expected value
+        in base units (as labcalc computes it) or a text with a unit.
     unit : str, optional
-        Unit of the question, e.g. ``"kbit/s"``, ``"Mbit/s"``, ``"bytes"``, ``"ms"``, ``"%"``;
-        ``"1"`` (or ``""``) for a plain number.
-    rtol, atol : float
-        Relative tolerance and absolute tolerance [base units].
-    label : str, default "answer"
-        Printed at the start of the line (e.g. the question id).
+        Second form only: unit of the question, e.g. ``"kbit/s"``, ``"Mbit/s"``,
+        ``"bytes"``, ``"ms"``, ``"%"``; ``"1"`` (or ``""``) for a plain number.
+    rtol, atol : float, optional
+        Second form only: relative tolerance (default 0.01) and absolute tolerance
+        (default 0) [base units].
+    label : str, optional
+        Printed at the start of the line; by default the answer id in the first form
+        and ``"answer"`` in the second.
     quiet : bool, default False
         Do not print.
+    lab : str, default "lab5"
+        First form: the lab whose answer key is used.
+    seed : int, default 0
+        First form: the variant (0 is the handout's numbers).
     **options
-        Passed to :func:`labcalc.grading.check` (``alternatives``, ``efficiency``,
-        ``sigfigs``, ``credit``...) to recognise slips that depend on the scenario.
+        First form: ``accounting``, ``sigfigs``, ``credit`` of
+        :func:`labcalc.grading.check_answer`. Second form: passed to
+        :func:`labcalc.grading.check` (``alternatives``, ``efficiency``, ``sigfigs``,
+        ``credit``...) to recognise slips that depend on the scenario.
 
     Returns
     -------
-    labcalc.grading.CheckResult
-        ``correct``, ``score``, ``message`` (without the label), ``diagnosis``, ...
+    labcalc.grading.CheckResult or None
+        ``correct``, ``score``, ``message`` (without the label), ``diagnosis``, ...;
+        None when the answer id names several answers or none (the line printed says
+        which ids there are).
 
     Examples
     --------
+    >>> ok = check_answer("Q4", "5 Mbit/s")
+    Q4: Partly right (50 % of the points): '5 Mbit/s' is off by exactly the frame efficiency (0.938 = payload bytes / frame bytes): count the header bytes of every frame.
+    >>> ok = check_answer("Q13.7", "6.2 %", label="Q13 A2 loss")
+    Q13 A2 loss: Correct: '6.2 %' is within 1 % + 0.1 percentage points of the expected value.
+    >>> parts = check_answer("Q44", "30 ms")
+    Q44: lab5 question Q44 asks for 2 numbers; check each one by its own id:
+      Q44.1   queueing delay at router 2 (both directions)
+      Q44.2   queueing delay at router 1 (both directions)
     >>> ok = check_answer("4.69 Mbit/s", 4_690_431.5, unit="kbit/s", label="Q4")
     Q4: Correct: '4.69 Mbit/s' is within 1 % of the expected value.
-    >>> check_answer(586, 4_690_431.5, unit="kbit/s", quiet=True).diagnosis
+    >>> check_answer("586 kbit/s", 4_690_431.5, unit="kbit/s", quiet=True).diagnosis
     'bytes_bits'
     >>> ok = check_answer(1.22, 1.2247, unit="1", label="Q19 c")
     Q19 c: Correct: '1.22' is within 1 % of the expected value.
-    >>> ok = check_answer(0.531, 0.531, unit="%", label="Q13 A3 loss")
-    Q13 A3 loss: Partly right (50 % of the points): '0.531 %' is 100 times too small: a bare number is read in %, the unit of this question, so write the percentage (the fraction x 100).
     """
-    from labcalc.grading import check
+    from labcalc import grading
+    from labcalc.grading.keys import AnswerIdError
 
-    if answer is Ellipsis:
-        answer = None
-    plain = unit is not None and str(unit).strip() in ("", "1")
-    result = check(answer, expected, unit="" if plain else unit, rtol=rtol, atol=atol, **options)
+    by_id = unit is None and rtol is None and atol is None
+    if by_id and isinstance(answer, str) and _ANSWER_ID.fullmatch(answer):
+        answer_id = "Q" + answer.strip()[1:]
+        label = answer_id if label is None else label
+        mine = None if expected is Ellipsis else expected
+        try:
+            result = grading.check_answer(answer_id, mine, lab=lab, seed=seed, **options)
+        except AnswerIdError as exc:
+            if not quiet:
+                print(f"{label}: {exc}")
+            return None
+    else:
+        if answer is Ellipsis:
+            answer = None
+        plain = unit is not None and str(unit).strip() in ("", "1")
+        result = grading.check(answer, expected, unit="" if plain else unit,
+                               rtol=0.01 if rtol is None else rtol, atol=0.0 if atol is None else atol,
+                               **options)
+        label = "answer" if label is None else label
     if not quiet:
         print(f"{label}: {result.message}")
     return result

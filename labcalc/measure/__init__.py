@@ -18,6 +18,7 @@ One reader per tool, each returning one row per observation with columns in base
 :func:`read_tshark`     ``tshark -T fields`` CSV with TCP analysis fields
 :func:`read`            any of the above, format recognised from the content
 :func:`convert`         read, then write a tidy CSV (``labcalc convert``)
+:func:`build_manifest`  a manifest of raw files -> the comparison table (``labcalc measurements``)
 ======================  =====================================================================
 
 Analysis: :func:`steady_state` (MSER-5 warm-up removal, batch-means confidence interval),
@@ -62,6 +63,8 @@ _LAZY = {
     "CwndPhases": "analysis",
     "receive_rate": "analysis",
     "queue_occupancy": "analysis",
+    "read_manifest": "manifest",
+    "build_manifest": "manifest",
 }
 
 __all__ = sorted(_LAZY) + ["MalformedLinesWarning", "MeasurementFormatError", "ToolErrorWarning"]
