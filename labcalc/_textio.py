@@ -17,19 +17,22 @@ same inputs the same way:
   reported in :attr:`TextInput.nul_lines` (``nul="report"``) for callers whose contract is
   to skip bad lines and report them.
 
-This module imports only the standard library so that every layer can use it.
+This module imports only the standard library (and, when a header is sniffed,
+:func:`labcalc.units.normalize_text`) so that every layer above the core can use it.
 """
 
 from __future__ import annotations
 
+import csv
 import gzip
 import io
 import os
+import re
 import zlib
 from dataclasses import dataclass, field
 
 __all__ = ["TextInputError", "TextInput", "read_bytes", "decode", "read_text", "source_name",
-           "DEFAULT_MAX_BYTES"]
+           "DEFAULT_MAX_BYTES", "SEP_LINE", "DELIMITERS", "column_name", "sniff_delimiter"]
 
 #: Default size limit [bytes] of one input (after gzip decompression): 1 GiB.
 DEFAULT_MAX_BYTES = 1 << 30
@@ -383,3 +386,70 @@ def read_text(source, *, max_bytes: int = DEFAULT_MAX_BYTES, nul: str = "error",
     if compressed:
         res.notes.insert(0, f"{nm}: gzip-compressed, decompressed")
     return res
+
+
+#: An Excel ``sep=;`` first line naming the delimiter of a CSV file.
+SEP_LINE = re.compile(r'^\s*"?sep=(.)"?\s*$', re.IGNORECASE)
+
+#: Delimiters a spreadsheet's CSV export may use.
+DELIMITERS = (",", ";", "\t", "|")
+
+
+def column_name(header_cell: str) -> str:
+    """A header cell as a column name: normalised text, stripped, no byte-order mark, lower case.
+
+    Parameters
+    ----------
+    header_cell : str
+        One cell of a CSV header line.
+
+    Returns
+    -------
+    str
+        The name the readers match against their required columns.
+
+    Examples
+    --------
+    >>> column_name("\ufeff Student ")
+    'student'
+    """
+    from labcalc.units import normalize_text
+
+    return normalize_text(header_cell).strip().lstrip("\ufeff").lower()
+
+
+def sniff_delimiter(header: str, required) -> str:
+    """The delimiter (one of :data:`DELIMITERS`) that splits a header line into ``required`` columns.
+
+    The answer-sheet reader and the measurement-table reader both use it, so a file
+    exported with ``;`` or tabs is read the same way by each.
+
+    Parameters
+    ----------
+    header : str
+        The header line of a CSV file.
+    required : sequence of str
+        Column names the file must have (lower case).
+
+    Returns
+    -------
+    str
+        The delimiter that yields most required columns (then most columns); ``","`` when
+        none does better.
+
+    Examples
+    --------
+    >>> sniff_delimiter("student;question;answer", ("student", "question", "answer"))
+    ';'
+    """
+    best, best_score = ",", (-1, 0)
+    for d in DELIMITERS:
+        try:
+            fields = next(csv.reader([header], delimiter=d, strict=False), [])
+        except csv.Error:
+            fields = []
+        columns = [column_name(h) for h in fields]
+        score = (sum(c in columns for c in required), len(columns))
+        if score > best_score:
+            best, best_score = d, score
+    return best

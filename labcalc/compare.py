@@ -162,21 +162,21 @@ def _read_rows(source, name: str):
                 raise MeasurementError(f"{name}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     text = text.lstrip("\ufeff")
     # Comma, semicolon (a European spreadsheet's CSV) or tab, and Excel's "sep=;" first
-    # line: the same sniffing as the answer-sheet reader (labcalc.grading.batch). The
+    # line: the same sniffing as the answer-sheet reader (labcalc._textio.sniff_delimiter). The
     # sep= line is blanked, not removed, so row numbers stay the file's line numbers.
-    from labcalc.grading.batch import _SEP_LINE, _sniff_delimiter
+    from labcalc._textio import SEP_LINE, sniff_delimiter
 
     lines = text.splitlines(keepends=True)
     first = next((i for i, line in enumerate(lines) if line.strip()), None)
     delimiter = ","
     if first is not None:
-        sep = _SEP_LINE.match(lines[first])
+        sep = SEP_LINE.match(lines[first])
         if sep:
             delimiter = sep.group(1)
             lines[first] = "\n"
             text = "".join(lines)
         else:
-            delimiter = _sniff_delimiter(lines[first], REQUIRED_COLUMNS)
+            delimiter = sniff_delimiter(lines[first], REQUIRED_COLUMNS)
     reader = csv.reader(io.StringIO(text, newline=""), skipinitialspace=True, delimiter=delimiter)
     header, records, lines, last = None, [], [], 0
     try:

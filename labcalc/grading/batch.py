@@ -41,6 +41,7 @@ import numpy as np
 
 from labcalc.grading.check import grade_parsed, parse_answer
 from labcalc.grading.diagnosis import CONTEXT_SLIPS, credit_table, other_accountings
+from labcalc._textio import DELIMITERS, SEP_LINE, column_name, sniff_delimiter
 from labcalc.units import _INVISIBLE, normalize_text
 
 __all__ = [
@@ -274,8 +275,6 @@ def _decode(data: bytes) -> tuple[str, str | None]:
 
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
-_SEP_LINE = re.compile(r'^\s*"?sep=(.)"?\s*$', re.IGNORECASE)
-_DELIMITERS = (",", ";", "\t", "|")
 _DELIMITER_NAMES = {",": "','", ";": "';'", "\t": "tabs", "|": "'|'"}
 
 
@@ -383,33 +382,6 @@ def _is_blank(line: str) -> bool:
     return not line.strip(" \t\r\n,;|\ufeff")
 
 
-def _header_fields(line: str, delimiter: str) -> list[str]:
-    try:
-        fields = next(csv.reader([line], delimiter=delimiter, strict=False), [])
-    except csv.Error:
-        return []
-    return [_column_name(h) for h in fields]
-
-
-def _column_name(header_cell: str) -> str:
-    """A header cell as a column name: normalised text, no spaces or byte-order mark, lower case."""
-    return normalize_text(header_cell).strip().lstrip("\ufeff").lower()
-
-
-def _sniff_delimiter(header: str, required=REQUIRED_COLUMNS) -> str:
-    """The delimiter that splits the header line into the ``required`` columns.
-
-    Shared with :func:`labcalc.compare.load_measurements` (its own required columns).
-    """
-    best, best_score = ",", (-1, 0)
-    for d in _DELIMITERS:
-        columns = _header_fields(header, d)
-        score = (sum(c in columns for c in required), len(columns))
-        if score > best_score:
-            best, best_score = d, score
-    return best
-
-
 def read_answers(source, *, max_bytes: int = DEFAULT_MAX_BYTES) -> AnswerSheet:
     """Read an answers CSV defensively: bad rows are reported and skipped, never fatal.
 
@@ -475,8 +447,8 @@ def read_answers(source, *, max_bytes: int = DEFAULT_MAX_BYTES) -> AnswerSheet:
         start += 1
     delimiter = None
     if start < len(lines):
-        m = _SEP_LINE.match(lines[start].lstrip("\ufeff"))
-        if m and m.group(1) in _DELIMITERS + (" ",):
+        m = SEP_LINE.match(lines[start].lstrip("\ufeff"))
+        if m and m.group(1) in DELIMITERS + (" ",):
             delimiter = m.group(1)
             notes.append(f"line {start + 1} {lines[start].strip()!r} (an Excel delimiter line) skipped")
             start += 1
@@ -485,7 +457,7 @@ def read_answers(source, *, max_bytes: int = DEFAULT_MAX_BYTES) -> AnswerSheet:
     if start >= len(lines):
         raise AnswerFileError(f"{name}: the file is empty")
     if delimiter is None:
-        delimiter = _sniff_delimiter(lines[start])
+        delimiter = sniff_delimiter(lines[start], REQUIRED_COLUMNS)
     if delimiter != ",":
         notes.append(f"columns separated by {_DELIMITER_NAMES.get(delimiter, repr(delimiter))}")
     it = _Lines(lines, start)
@@ -494,7 +466,7 @@ def read_answers(source, *, max_bytes: int = DEFAULT_MAX_BYTES) -> AnswerSheet:
         header = next(reader)
     except csv.Error as exc:
         raise AnswerFileError(f"{name}: cannot read the header line ({exc})") from None
-    columns = [_column_name(h) for h in header]
+    columns = [column_name(h) for h in header]
     missing = [c for c in REQUIRED_COLUMNS if c not in columns]
     if missing:
         found = ", ".join(_quote(c, 30) for c in columns[:6])
