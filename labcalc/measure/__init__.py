@@ -44,8 +44,8 @@ from ._common import MalformedLinesWarning, MeasurementFormatError, ToolErrorWar
 
 _LAZY = {
     "read_labtool": "labtool",
-    "read_iperf": "iperf",
-    "read_iperf3": "iperf",
+    "read_iperf": "iperf2",
+    "read_iperf3": "iperf3",
     "read_ping": "ping",
     "read_tcp_probe": "tcpprobe",
     "read_ss": "ss",

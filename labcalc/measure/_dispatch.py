@@ -15,8 +15,8 @@ __all__ = ["read", "convert", "sniff_format", "FORMATS"]
 #: format name -> (module, reader function)
 FORMATS = {
     "labtool": ("labtool", "read_labtool"),
-    "iperf": ("iperf", "read_iperf"),
-    "iperf3": ("iperf", "read_iperf3"),
+    "iperf": ("iperf2", "read_iperf"),
+    "iperf3": ("iperf3", "read_iperf3"),
     "ping": ("ping", "read_ping"),
     "tcp_probe": ("tcpprobe", "read_tcp_probe"),
     "ss": ("ss", "read_ss"),

@@ -1,0 +1,486 @@
+"""Reader of iperf 2 reports (text of every version, ``-y C`` CSV)."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+
+from ._common import BIN, Report, iter_lines, open_text
+from ._iperf_common import (
+    _CONNECTED, _CONNECT2, _E_READS, _E_WRITES_PPS, _E_WRITES_RTRY, _INFORMATIONAL, _LETTER_NE, _LISTEN2,
+    _LOOKS_LIKE_REPORT, _OUT_OF_ORDER, _REPORT, _TCP_E_TAIL, _UDP_TAIL, EXPECTED2, FORMAT2, _bad_numbers,
+    _clean_summary, _frame, _parse_report, _udp_columns, _write_columns,
+)
+
+__all__ = ["read_iperf"]
+
+# iperf 2 CSV (-y C). Every line is split by hand rather than with pandas.read_csv: one file
+# mixes line lengths (the 9-field intervals of a UDP client and its 14-field server report).
+#
+# legacy (2.0.x and 2.1 without -e):
+#   time,ip_a,port_a,ip_b,port_b,id,t0-t1,bytes,bits_per_second[,jitter_ms,lost,total,loss%,out_of_order]
+# enhanced (2.1+ with -e, src/Locale.c reportCSV_*): a header line 'time,srcaddress,srcport,...'
+#   then istart and iend in two fields and tool-specific columns named by the header.
+# iperf 2.2 may put the UTC offset before the time ("+0000:20250605191028.955").
+#
+# Which address comes first (see _csv_orientation): 2.0.x prints its own socket first
+# (src/ReportCSV.c, CSV_peer: local, then peer); 2.1+ prints the client's socket first on
+# both sides (src/ReportOutputs.c, format_ips_ports_string swaps local and peer when
+# ThreadMode == kMode_Server).
+_CSV2_TIME = r"^(?:[+-]\d{4}:)?\d{14}(?:\.\d+)?,"
+_CSV2 = re.compile(_CSV2_TIME + r"[^,]*,\d*,[^,]*,\d*,-?\d+,\d+(?:\.\d+)?-\d+(?:\.\d+)?,")
+_CSV2_ENHANCED = re.compile(_CSV2_TIME + r"[^,]*,\d*,[^,]*,\d*,-?\d+,\d+(?:\.\d+)?,\d+(?:\.\d+)?,-?\d+,")
+_CSV2_HEADER = re.compile(r"^time,srcaddress,srcport,dstadd?r(?:ess)?,dstport,transferid,istart,iend,bytes,speed\b")
+_CSV2_ENHANCED_COMMON = ["time", "srcaddress", "srcport", "dstaddr", "dstport", "transferid", "istart", "iend",
+                         "bytes", "speed"]
+# enhanced CSV column -> (our column, factor); the cwnd is in KBytes (tcpi_snd_cwnd * mss / 1024)
+_CSV2_COLUMNS = {
+    "writecnt": ("writes", 1.0), "writeerr": ("write_errors", 1.0), "tcpretry": ("retransmits", 1.0),
+    "tcpcwnd": ("cwnd_bytes", 1024.0), "tcppcwnd": ("cwnd_segments", 1.0), "tcprtt": ("rtt_s", 1e-6),
+    "tcprttvar": ("rttvar_s", 1e-6), "jitter": ("jitter_s", 1e-3), "errors": ("lost_packets", 1.0),
+    "datagrams": ("packets", 1.0), "outoforder": ("out_of_order", 1.0), "readcnt": ("reads", 1.0),
+}
+# "not available" in a CSV count: -1, or -1 printed unsigned (2.2: tcpretry 4294967295)
+_CSV2_MISSING = ("", "-1", "4294967295")
+
+
+def _csv_count(value: str) -> float:
+    """A count of the legacy UDP columns; NaN for iperf's -1 ("not known", e.g. a 2.1 client's total)."""
+    v = float(value)
+    return v if v >= 0 else np.nan
+
+
+def _csv_orientation(rows: list[dict], header) -> tuple[str, dict]:
+    """Which end of every connection is the listener, and which side printed the CSV.
+
+    Returns ``(side, listener_first)``: *listener_first* maps each connection
+    ``(ip_a, port_a, ip_b, port_b)`` to True when its first address is the listener's
+    (the server's socket, which accepted the connection).
+
+    The listener is the end shared by several connections (every stream of ``-P`` and
+    every test of a server log connects to it), else the end with the lower port (the
+    listening port, 5001 by default, is below the ephemeral ports: 32768 and up on Linux,
+    49152 and up on Windows and macOS). The side then follows from the header of ``-e``
+    (``readcnt``: server, ``writecnt``: client), or from the position of the listener:
+    only iperf 2.0.x puts it first, on its server side (its own socket first), and on both
+    sides of ``-d`` / ``-r`` one connection of each kind ("dual"). With the listener second
+    (2.0.x client, or either side of 2.1+), UDP still tells: a 2.0.x client prints 9-field
+    intervals and a 14-field server report for the same connection, a 2.1 client prints
+    14 fields with zero jitter and loss and a total of -1 on its whole-test line, a server
+    measures jitter (> 0) or loss; TCP does not ("unknown").
+    """
+    conns: dict[tuple, set] = {}
+    for r in rows:
+        t = r["_tuple"]
+        if r["stream"] != "SUM" and t[1] > 0 and t[3] > 0:
+            conns.setdefault(t, set()).add(r["_fields"])
+    uses: dict[tuple, int] = {}
+    for a_ip, a_port, b_ip, b_port in conns:
+        uses[(a_ip, a_port)] = uses.get((a_ip, a_port), 0) + 1
+        uses[(b_ip, b_port)] = uses.get((b_ip, b_port), 0) + 1
+    listener_first = {}
+    for t in conns:
+        a, b = uses[(t[0], t[1])], uses[(t[2], t[3])]
+        listener_first[t] = a > b if a != b else t[1] < t[3]
+    kinds = set(listener_first.values())
+    if header is not None and "readcnt" in header:
+        return "server", listener_first
+    if header is not None and "writecnt" in header:
+        return "client", listener_first
+    if kinds == {True}:
+        return "server", listener_first
+    if kinds == {True, False}:
+        return "dual", listener_first
+    udp = [r for r in rows if "packets" in r]
+    if not udp:
+        return "unknown", listener_first
+    if any(len(fields) > 1 for fields in conns.values()):  # 2.0.x client: 9-field intervals, 14-field report
+        return "client", listener_first
+    if any(np.isnan(r["packets"]) for r in udp):  # 2.1 client: total -1 on its whole-test line
+        return "client", listener_first
+    if any(r.get("jitter_s", 0) > 0 or r.get("lost_packets", 0) > 0 for r in udp):
+        return "server", listener_first
+    return "client", listener_first
+
+
+def _parse_iperf2_csv(text: str, rep: Report) -> tuple[list[dict], str]:
+    rows = []
+    header = None
+    for i, line in iter_lines(text):
+        s = line.strip()
+        if not s:
+            continue
+        f = [x.strip() for x in s.split(",")]
+        if _CSV2_HEADER.match(s):
+            header = f
+            rep.content(i, s)
+            rep.ok()
+            continue
+        try:
+            if "-" in f[6][1:]:  # legacy: "t0-t1" in one field
+                t0, t1 = (float(x) for x in f[6].split("-"))
+                names = None
+                extra_at = 9
+            else:
+                t0, t1 = float(f[6]), float(f[7])
+                names = header if header is not None else _CSV2_ENHANCED_COMMON
+                if len(names) == len(f) + 1 and "tcppcwnd" in names:  # 2.1 header names a column it does not print
+                    names = [n for n in names if n != "tcppcwnd"]
+                if len(f) < 10 or (header is not None and len(names) != len(f)):
+                    raise ValueError("field count")
+                extra_at = 10
+            stream = f[5]
+            row = {
+                "timestamp": f[0],
+                "_tuple": (f[1], int(f[2] or 0), f[3], int(f[4] or 0)),
+                "_fields": len(f),
+                "stream": "SUM" if stream == "-1" else stream,
+                "start_s": t0,
+                "end_s": t1,
+                "time_s": t1,
+                "bytes": float(f[extra_at - 2]),
+                "rate_bps": float(f[extra_at - 1]),
+            }
+            if names is None:
+                if len(f) >= 14:  # UDP: jitter(ms), lost, total, loss %, out of order
+                    row["jitter_s"] = float(f[9]) * 1e-3
+                    row["lost_packets"] = _csv_count(f[10])
+                    row["packets"] = _csv_count(f[11])
+                    row["out_of_order"] = _csv_count(f[13])
+            else:
+                for key, value in zip(names[10:], f[10:]):
+                    col, factor = _CSV2_COLUMNS.get(key, (None, 1.0))
+                    if col is not None and value not in _CSV2_MISSING:
+                        row[col] = float(value) * factor
+            if row.get("packets") is not None:
+                row["loss"] = row.get("lost_packets", np.nan) / row["packets"] if row["packets"] else np.nan
+        except (IndexError, ValueError):
+            rep.bad(i, s)
+            continue
+        # float() gives inf / nan only for "inf", "nan", an exponent ("1e999") or > 300 digits
+        if (len(s) > 300 or _LETTER_NE.search(s)) and _bad_numbers(row):
+            rep.bad(i, s)
+            continue
+        rep.ok()
+        rows.append(row)
+    side, listener_first = _csv_orientation(rows, header)
+    mixed = {r["_tuple"] for r in rows if r["_fields"] < 14} & {r["_tuple"] for r in rows if r["_fields"] >= 14}
+    client_placeholders = side == "client" and header is None and not mixed
+    test, sum_in_test, known = 0, False, set()
+    for r in rows:
+        t = r.pop("_tuple")
+        fields = r.pop("_fields")
+        if r["stream"] == "SUM":  # several connections: no single src / dst
+            r["_test"], sum_in_test = test, True
+        else:
+            a, b = f"{t[0]}:{t[1]}", f"{t[2]}:{t[3]}"
+            # the connecting side sends (the client, or the server's reverse client of -d / -r)
+            r["src"], r["dst"] = (b, a) if listener_first.get(t, False) else (a, b)
+            if t not in known:  # a new connection after a [SUM]: the next test of a server log
+                known.add(t)
+                test, sum_in_test = test + sum_in_test, False
+            r["_conn"] = t
+            if t in mixed and fields >= 14:  # 2.0.x UDP client: the server's report of the connection
+                r["role"] = "server report"
+        if client_placeholders and fields >= 14 and r.get("jitter_s") == 0 and not r.get("lost_packets"):
+            # 2.1 UDP client: its own lines carry zeros in place of jitter, loss and reordering
+            # (only the receiver measures them); the total is the count of datagrams sent
+            r["jitter_s"] = r["lost_packets"] = r["loss"] = r["out_of_order"] = np.nan
+    return rows, side
+
+
+def _parse_e_tail(rest: str, row: dict) -> bool:
+    """Fill the -e columns (client, [SUM], server Reads) or the UDP server columns of *row*; False when none matches."""
+    me = _TCP_E_TAIL.match(rest)
+    if me:
+        _write_columns(row, me)
+        if me["cwnd"] is not None:
+            cwnd = float(me["cwnd"])
+            row["cwnd_bytes"] = cwnd * BIN[me["cu"]] if cwnd >= 0 else np.nan
+            if me["cwndp"] is not None:
+                row["cwnd_segments"] = float(me["cwndp"])
+        if me["inf"] is not None:
+            inf = float(me["inf"])
+            row["inflight_bytes"] = inf * BIN[me["iu"]] if inf >= 0 else np.nan
+            row["inflight_segments"] = float(me["infp"]) if float(me["infp"]) >= 0 else np.nan
+        scale = 1e-6 if me["rttu"] == "us" else 1e-3
+        row["rtt_s"] = float(me["rtt"]) * scale
+        if me["rttvar"]:
+            row["rttvar_s"] = float(me["rttvar"]) * scale
+        return True
+    mu = _UDP_TAIL.match(rest)
+    if mu:
+        _udp_columns(row, mu)
+        return True
+    mw = _E_WRITES_PPS.match(rest) or _E_WRITES_RTRY.match(rest)
+    if mw:
+        _write_columns(row, mw)
+        return True
+    mr = _E_READS.match(rest)
+    if mr:
+        row["reads"] = float(mr["reads"])
+        return True
+    return False
+
+
+
+def read_iperf(path) -> pd.DataFrame:
+    """Read an iperf 2 report (client or server side, text or ``-y C`` CSV).
+
+    Accepted report lines (interval styles of every iperf 2 version)::
+
+        [  3]  0.0- 1.0 sec  20.0 MBytes   168 Mbits/sec                         (2.0.5)
+        [  3]  0.00-1.00 sec  1.12 MBytes  9.41 Mbits/sec                         (2.0.10+)
+        [  1] 0.0000-1.0000 sec  2.25 MBytes  18.9 Mbits/sec  18/0  0  260K/166295(24066) us  14.19
+        [  1] 0.0000-1.0000 sec   112 MBytes   942 Mbits/sec  899/0  12   356K(252)/369K(261)/2932(85) us  40168
+        [  1] 0.0000-1.0000 sec  1.16 MBytes  9.74 Mbits/sec   0.383 ms 179/1007 (18%)
+        [SUM]  0.0-10.0 sec  ...
+
+    i.e. the plain columns, the ``-e`` (enhanced) client columns Write/Err, Rtry, then
+    Cwnd/RTT(var) (2.0.10), Cwnd(pkts)/RTT(var) or InF(pkts)/Cwnd(pkts)/RTT(var) (2.1.9+),
+    optionally Wait before and fq-rate after (a ``[SUM]`` has Write/Err and Rtry only), the
+    ``-e`` UDP client's Write/Err and PPS (``891/0  893 pps``), the ``-e`` server's
+    Reads=Dist (``3192=11:2:0:15:12:2:0:3150``), and the UDP server columns Jitter,
+    Lost/Total. The ``N datagrams received out-of-order`` lines give ``out_of_order``;
+    trip-time and L2-error lines are informational and skipped. iperf 2.1 marks reverse
+    streams with a star (``[ *2]``), which is dropped from the stream ID (see Notes). With
+    ``-y C`` every line is
+    ``timestamp,ip,port,ip,port,id,t0-t1,bytes,bits_per_second`` (UDP adds
+    ``jitter_ms,lost,total,loss%,out_of_order``; -1 is "not known" and read as NaN); with
+    ``-e -y C`` (2.1.9+) a header line ``time,srcaddress,srcport,...`` names the columns
+    (``istart,iend`` apart, then ``writecnt,writeerr,tcpretry,tcpcwnd,tcprtt,tcprttvar`` or
+    the UDP ones), and 2.2 may put the UTC offset before the time (``+0000:2025...``). Banner
+    lines (``Client connecting to``, ``TCP window size``...) are skipped; a line that
+    starts like a report but cannot be parsed is malformed.
+
+    Parameters
+    ----------
+    path : str, path-like, file object or text
+        The iperf 2 output (see :mod:`labcalc.measure` for the accepted inputs).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per interval report: ``stream`` (iperf's ID or ``"SUM"``), ``start_s``,
+        ``end_s``, ``time_s`` (= ``end_s``) [s] from the start of the test, ``bytes`` [bytes]
+        (iperf rounds it to 3 significant digits in text; K = 1024), ``rate_bps`` [bit/s]
+        (k = 1000), and when reported ``retransmits``, ``cwnd_bytes`` [bytes] (K = 1024),
+        ``cwnd_segments`` [segments], ``inflight_bytes`` [bytes], ``inflight_segments``
+        [segments], ``rtt_s``, ``rttvar_s`` [s], ``writes``, ``write_errors``, ``jitter_s``
+        [s], ``lost_packets``, ``packets``, ``loss`` [fraction], ``out_of_order`` [packets],
+        ``reads`` (server ``-e``), ``connection`` (1, 2... per "connected with" line, text
+        only), ``src``, ``dst`` (``ip:port`` of the data sender and receiver, also on the
+        server side and with ``-d``; none for ``[SUM]``), ``timestamp`` (CSV, as printed).
+        The whole-test lines (the second line of a stream that starts at 0, and the
+        "Server Report") are not rows: they are in ``attrs["summary"]`` (a list of dicts with
+        the same keys plus ``role``); a line that is the only one of its stream in its test
+        (no ``-i``) is a row. A ``[SUM]`` belongs to one test (a server log holds several).
+        ``attrs["side"]`` is ``"client"``, ``"server"``, ``"dual"`` (``-d`` / ``-r``: both
+        banners) or, for a CSV that does not tell, ``"unknown"`` (see Notes).
+
+    Raises
+    ------
+    MeasurementFormatError
+        When no report line is found.
+
+    Notes
+    -----
+    In text, a connection accepted on the listening port receives and one this side opened
+    sends (``-d`` / ``-r`` run both). iperf 2.1 marks the exceptions: ``(reverse)`` of
+    ``--reverse`` (``-R``) on both sides (the server sends), a starred connect line
+    (``[ *2] local ...``) for the client thread a server opens for ``-d`` / ``-r`` (it sends),
+    and, with ``--full-duplex``, a starred report (``[ *4]``) for the direction opposite to
+    the unstarred one on the same connection.
+
+    Which address comes first in CSV depends on the version: iperf 2.0.x prints its own
+    socket first (``src/ReportCSV.c``), so on its server side the server's address comes
+    first; iperf 2.1 and later print the client's socket first on both sides
+    (``src/ReportOutputs.c``, ``format_ips_ports_string``). Neither order names the
+    version, so ``src`` / ``dst`` are decided per connection from the listener instead:
+    the listener's address is the one shared by several connections (the streams of
+    ``-P``, the tests of a server log), or else the one with the lower port (the listening
+    port, 5001 by default, is below the ephemeral ports: 32768 and up on Linux, 49152 and
+    up on Windows and macOS). The connecting side sends, so ``src`` is the other end and
+    ``dst`` the listener, in both versions; this holds for the reverse connection of
+    ``-d`` / ``-r`` too, which the server opens to the client's listener. Limits: with
+    ``--reverse`` (``-R``) or ``--full-duplex`` of 2.1+, which the CSV does not mark, the
+    client receives (or both send) and ``src`` / ``dst`` are then client and server rather
+    than the data direction; a listening port above the ephemeral ones, on a file with a
+    single connection, defeats the lower-port rule.
+
+    The side that printed a CSV follows from the ``-e`` header (``readcnt``: server,
+    ``writecnt``: client), else from where the listener is: first only on the server of
+    2.0.x (``"server"``), first on one connection and second on another with 2.0.x ``-d``
+    (``"dual"``). With the listener second (a 2.0.x client, or either side of 2.1+) only UDP
+    tells: a 2.0.x client prints 9-field intervals and a 14-field server report, a 2.1
+    client prints 14 fields on every line, zeros for jitter and loss (read as NaN: only the
+    receiver measures them; ``packets`` is then the count sent) and a total of -1 on its
+    whole-test line, while a server measures jitter above 0 or some loss. A TCP CSV with
+    the listener second is ``"unknown"``.
+
+    References
+    ----------
+    .. [1] iperf 2 user documentation, https://iperf2.sourceforge.io/iperf-manpage.html
+       (``-i``, ``-e``, ``-y C``); source ``src/ReportOutputs.c`` and ``src/Locale.c``.
+
+    Examples
+    --------
+    >>> text = '''------------------------------------------------------------
+    ... Client connecting to 10.0.0.2, TCP port 5001
+    ... ------------------------------------------------------------
+    ... [  3] local 10.0.0.1 port 40000 connected with 10.0.0.2 port 5001
+    ... [ ID] Interval       Transfer     Bandwidth
+    ... [  3]  0.0- 1.0 sec  1.25 MBytes  10.5 Mbits/sec
+    ... [  3]  1.0- 2.0 sec  1.12 MBytes  9.44 Mbits/sec
+    ... [  3]  0.0- 2.0 sec  2.38 MBytes  9.97 Mbits/sec
+    ... '''
+    >>> df = read_iperf(text)
+    >>> df[["time_s", "bytes", "rate_bps", "src"]]
+       time_s      bytes    rate_bps             src
+    0     1.0  1310720.0  10500000.0  10.0.0.1:40000
+    1     2.0  1174405.1   9440000.0  10.0.0.1:40000
+    >>> df.attrs["summary"][0]["rate_bps"]
+    9970000.0
+
+    The CSV of an iperf 2.1 UDP client (``-u -i 1 -y C``): the client's address comes
+    first, and its jitter and loss columns are zeros it did not measure:
+
+    >>> csv = '''20261123125522,127.0.0.1,49079,127.0.0.1,5502,1,0.0-1.0,1312710,10501680,0.000,0,893,0.000,0
+    ... 20261123125523,127.0.0.1,49079,127.0.0.1,5502,1,1.0-2.0,1308300,10466400,0.000,0,890,0.000,0
+    ... 20261123125523,127.0.0.1,49079,127.0.0.1,5502,1,0.0-2.0,2623950,10493475,0.000,0,-1,-0.000,0
+    ... '''
+    >>> udp = read_iperf(csv)
+    >>> udp[["src", "dst", "packets", "loss"]]
+                   src             dst  packets  loss
+    0  127.0.0.1:49079  127.0.0.1:5502      893   NaN
+    1  127.0.0.1:49079  127.0.0.1:5502      890   NaN
+    >>> udp.attrs["side"]
+    'client'
+    """
+    name, text = open_text(path)
+    rep = Report(name, FORMAT2, EXPECTED2)
+    # CSV when one of the first lines is (iperf's stderr may come first: "listener bind failed...")
+    head = [ln.strip() for ln in text.split("\n", 50)[:50] if ln.strip()][:5]
+    if any(_CSV2.match(ln) or _CSV2_ENHANCED.match(ln) or _CSV2_HEADER.match(ln) for ln in head):
+        rows, side = _parse_iperf2_csv(text, rep)
+        rep.require_something()
+        intervals, summary = _split_summaries(rows)
+        df = _frame(intervals)
+        return rep.finish(df, {"summary": [_clean_summary(r) for r in summary], "side": side})
+    side = None
+    listen_port = None
+    connections: dict[str, tuple[int, str, str]] = {}
+    n_conn = 0
+    rows = []
+    server_report = False
+    test, sum_in_test = 0, False  # tests of a server log: a [SUM] closes one, the next connection opens another
+    for i, line in iter_lines(text):
+        s = line.strip()
+        if not s:
+            continue
+        rep.content(i, s)
+        m = _LISTEN2.match(s)
+        if m:
+            listen_port = int(m["port"])
+            side = "server" if side in (None, "server") else "dual"
+            continue
+        if _CONNECT2.match(s):
+            side = "client" if side in (None, "client") else "dual"
+            continue
+        m = _CONNECTED.search(s)
+        if m:
+            n_conn += 1
+            test, sum_in_test = test + sum_in_test, False
+            local = f"{m['lip'].split('%')[0]}:{m['lport']}"
+            peer = f"{m['rip'].split('%')[0]}:{m['rport']}"
+            # the connections accepted on the listening port receive, the others send (-d runs
+            # both); a starred one is the reverse client thread of a 2.1 server (-d / -r): it sends
+            accepted = not m["star"] and (side == "server" or int(m["lport"]) == listen_port)
+            flags = s[m.end():]
+            # 2.1 --reverse (-R): "(reverse)" on both sides, the server sends
+            receives = accepted != ("(reverse)" in flags and not m["star"])
+            src, dst = (peer, local) if receives else (local, peer)
+            # 2.1 --full-duplex: "[  4]" and "[ *4]" report the two directions of one connection
+            connections[m["id"]] = (n_conn, src, dst, "(full-duplex)" in flags)
+            rep.ok()
+            continue
+        if s.endswith("Server Report:"):
+            server_report = True
+            rep.ok()
+            continue
+        m = _REPORT.search(s)
+        if not m:
+            mo = _OUT_OF_ORDER.search(s)
+            if mo:
+                _add_out_of_order(rows, mo)
+                rep.ok()
+            elif _LOOKS_LIKE_REPORT.search(s) and not _INFORMATIONAL.search(s):
+                rep.bad(i, s)
+            continue
+        row = _parse_report(m)
+        _parse_e_tail(m["rest"], row)
+        conn = connections.get(row["stream"])
+        if conn:
+            row["connection"], row["src"], row["dst"], full_duplex = conn
+            if full_duplex and m["star"]:  # the direction opposite to the unstarred report
+                row["src"], row["dst"] = row["dst"], row["src"]
+            row["_conn"] = (row["connection"], bool(full_duplex and m["star"]))
+        if server_report:
+            row["role"] = "server report"
+            server_report = False
+        if row["stream"].startswith("SUM"):
+            row["_test"], sum_in_test = test, True
+        if len(s) > 300 and _bad_numbers(row):  # the regexes take digits only: inf needs > 300 of them
+            rep.bad(i, s)
+            continue
+        rep.ok()
+        rows.append(row)
+    rep.require_something()
+    if any("out_of_order" in r for r in rows):
+        for r in rows:
+            r.setdefault("out_of_order", 0.0)
+    intervals, summary = _split_summaries(rows)
+    df = _frame(intervals)
+    return rep.finish(df, {"summary": [_clean_summary(r) for r in summary], "side": side})
+
+
+def _add_out_of_order(rows: list[dict], m: re.Match) -> None:
+    """Attach an 'N datagrams received out-of-order' line to its interval (printed just after it)."""
+    t0, t1 = float(m["t0"]), float(m["t1"])
+    for r in reversed(rows[-64:]):
+        if r["stream"] == m["id"] and r["start_s"] == t0 and r["end_s"] == t1:
+            r["out_of_order"] = r.get("out_of_order", 0.0) + float(m["n"])
+            return
+
+
+def _split_summaries(rows: list[dict]) -> tuple[list[dict], list[dict]]:
+    """Separate the whole-test lines from the interval lines (iperf 2).
+
+    The second line of a stream that starts at 0 is its whole-test line. A stream is its ID
+    and its connection (IDs are reused by the tests of a server log); a ``[SUM]`` is the
+    sum of one test (``_test``, counted by the parsers), so that every test of a log
+    without ``-i`` gives its ``[SUM]`` as a row, as its streams do.
+    """
+    seen = set()
+    intervals, summary = [], []
+    for r in rows:
+        if r["stream"].startswith("SUM"):
+            key = (r["stream"], r.pop("_test", None))
+        else:
+            key = (r["stream"], r.pop("_conn", r.get("connection")))
+        if r.get("role") == "server report":
+            summary.append(r)
+            continue
+        if r["start_s"] == 0.0 and key in seen:
+            r = dict(r, role="summary")
+            summary.append(r)
+            seen.discard(key)
+            continue
+        if r["start_s"] == 0.0:
+            seen.add(key)
+        intervals.append(r)
+    if not intervals and summary:
+        intervals = [{k: v for k, v in r.items() if k != "role"} for r in summary]
+    return intervals, summary
