@@ -66,6 +66,10 @@ REQUIRED_COLUMNS = ("question", "scenario", "flow", "metric", "value", "unit")
 #: The columns that name one measurement; a file may hold each combination once.
 KEY_COLUMNS = ("question", "scenario", "flow", "metric")
 
+#: Largest measurement file read [bytes] (after gzip decompression): 64 MiB, far above any
+#: hand-made or built table (a million rows), far below what would exhaust memory.
+MAX_FILE_BYTES = 64 << 20
+
 #: The columns of a measurement file as written (what :func:`measurement_rows` shows).
 FILE_COLUMNS = (*REQUIRED_COLUMNS, "note")
 
@@ -147,20 +151,17 @@ def _read_rows(source, name: str):
     import csv
     import io
 
-    if isinstance(source, (str, Path)):
-        try:
-            text = Path(source).read_text(encoding="utf-8-sig")
-        except UnicodeDecodeError as exc:
-            raise MeasurementError(f"{name}: not UTF-8 text ({exc.reason} at byte {exc.start}); "
-                                   f"save the file as CSV UTF-8") from None
-    else:
-        text = source.read()
-        if isinstance(text, bytes):
-            try:
-                text = text.decode("utf-8-sig")
-            except UnicodeDecodeError as exc:
-                raise MeasurementError(f"{name}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    text = text.lstrip("\ufeff")
+    # The one text-input policy of labcalc (labcalc._textio): a size limit, gzip, the BOM
+    # removed, UTF-8 with a reported cp1252/latin-1 fallback, a NUL byte refused naming its line.
+    from labcalc._textio import TextInputError, read_text
+
+    try:
+        res = read_text(source, max_bytes=MAX_FILE_BYTES, nul="error", name=name)
+    except TextInputError as exc:
+        where = f"{name}, row {exc.line}" if exc.line is not None else name
+        raise MeasurementError(f"{where}: {exc.detail}") from None
+    text = res.text
+    notes = [n + "; check its accented letters, or save it as CSV UTF-8" if "UTF-8" in n else n for n in res.notes]
     # Comma, semicolon (a European spreadsheet's CSV) or tab, and Excel's "sep=;" first
     # line: the same sniffing as the answer-sheet reader (labcalc._textio.sniff_delimiter). The
     # sep= line is blanked, not removed, so row numbers stay the file's line numbers.
@@ -206,7 +207,7 @@ def _read_rows(source, name: str):
         raise MeasurementError(f"{name}, row {reader.line_num}: not a readable CSV ({exc})") from None
     if header is None:
         raise MeasurementError(f"{name}: the file is empty (not even a header line)")
-    return header, records, lines
+    return header, records, lines, notes
 
 
 def load_measurements(source, quiet: bool = False):
@@ -232,7 +233,7 @@ def load_measurements(source, quiet: bool = False):
         is built from its raw files first (:func:`labcalc.measure.build_manifest`); its
         provenance columns (``source``, ``window_s``, ``n_samples``...) are kept.
     quiet : bool, default False
-        Do not print the note about repeated rows.
+        Do not print the notes (repeated rows, a file decoded as cp1252).
 
     Returns
     -------
@@ -243,7 +244,8 @@ def load_measurements(source, quiet: bool = False):
         fractions; ``segments`` count as packets), ``file`` (the source's file name, or
         ``"<stream>"`` for an open text stream without a name) and ``row`` (the row in
         that file, header = 1). ``df.attrs["files"]`` lists the sources, even when they
-        hold no rows.
+        hold no rows; ``df.attrs["notes"]`` what was done while reading (a file that was
+        not UTF-8 and was decoded as cp1252: also printed unless *quiet*).
 
     Raises
     ------
@@ -251,7 +253,8 @@ def load_measurements(source, quiet: bool = False):
         A missing file or column, a value that is not a number, an unknown unit, a blank
         unit for a metric that is not a plain number, a loss (a metric named ``loss`` or
         ``..._loss``, in % or as a fraction) outside 0-100 %, two rows for the same
-        measurement with different values; the message names the file, the row (as
+        measurement with different values, a file larger than ``MAX_FILE_BYTES`` or holding
+        a NUL byte (a binary file); the message names the file, the row (as
         numbered in the file, header = 1), the column and the value.
 
     Examples
@@ -305,6 +308,7 @@ def load_measurements(source, quiet: bool = False):
             df = pd.concat(frames, ignore_index=True)
             df = _drop_repeated(df, None, quiet)
         df.attrs["files"] = files
+        df.attrs["notes"] = [n for frame in frames for n in frame.attrs.get("notes", [])]
         return df
     name = getattr(source, "name", None) or "<stream>"
     if isinstance(source, (str, Path)):
@@ -318,7 +322,9 @@ def load_measurements(source, quiet: bool = False):
             raise MeasurementError(f"{path}: measurement file not found")
         name = str(path)
     short = Path(name).name if name != "<stream>" else name
-    header, records, line_numbers = _read_rows(source, name)
+    header, records, line_numbers, notes = _read_rows(source, name)
+    if notes and not quiet:
+        print("\n".join(notes))
     df = pd.DataFrame(records, columns=header, dtype=str)
     missing = [c for c in REQUIRED_COLUMNS if c not in df.columns]
     if missing:
@@ -389,6 +395,7 @@ def load_measurements(source, quiet: bool = False):
     df["row"] = line_numbers
     df = _drop_repeated(df, name, quiet)
     df.attrs["files"] = [short]
+    df.attrs["notes"] = notes
     return df
 
 

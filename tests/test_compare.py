@@ -430,3 +430,59 @@ def test_question_ids_in_lower_case_are_found():
     assert m["question"].tolist() == ["Q14"]
     assert measured(m, "Q14", scenario="A2", flow="h1_udp", metric="goodput") == 964_000.0
     assert measured(m, "q14", scenario="A2", flow="h1_udp", metric="goodput") == 964_000.0
+
+
+# --- the one text-input policy (labcalc._textio) on measurement CSVs -----------------------
+
+_TIDY = "question,scenario,flow,metric,value,unit,note\nQ7,5M,h1,goodput,4798,kbit/s,{note}\n"
+
+
+def test_measurement_csv_byte_order_mark_is_removed(tmp_path):
+    path = tmp_path / "bom.csv"
+    path.write_bytes(b"\xef\xbb\xbf" + _TIDY.format(note="x").encode())
+    m = load_measurements(path)
+    assert list(m.columns[:2]) == ["question", "scenario"]
+    assert m.value_base.iloc[0] == pytest.approx(4.798e6, rel=1e-12)
+    assert m.attrs["notes"] == []
+
+
+def test_measurement_csv_not_utf8_is_decoded_as_cp1252_and_said(tmp_path, capsys):
+    path = tmp_path / "excel.csv"
+    path.write_bytes(("question,scenario,flow,metric,value,unit,note\n"
+                      "Q7,5M,h1,goodput,4798,kbit/s,ok\nQ7,5M,h1,rtt,60,ms,r\u00e9seau\n").encode("cp1252"))
+    m = load_measurements(path)
+    assert m.note.tolist() == ["ok", "r\u00e9seau"]
+    out = capsys.readouterr().out
+    assert "line 3 is not valid UTF-8" in out and "cp1252" in out
+    assert len(m.attrs["notes"]) == 1 and "excel.csv" in m.attrs["notes"][0]
+    load_measurements(path, quiet=True)
+    assert capsys.readouterr().out == ""
+
+
+def test_measurement_csv_with_nul_byte_is_refused_naming_the_line(tmp_path):
+    path = tmp_path / "nul.csv"
+    path.write_bytes(_TIDY.format(note="a").encode() + b"Q7,5M,h1,rtt,6\x000,ms,\n")
+    with pytest.raises(MeasurementError, match=r"nul\.csv, row 3: contains a NUL byte"):
+        load_measurements(path)
+
+
+def test_measurement_csv_larger_than_the_limit_is_refused(tmp_path, monkeypatch):
+    import labcalc.compare as compare_module
+
+    path = tmp_path / "big.csv"
+    path.write_text(_TIDY.format(note="n" * 200))
+    monkeypatch.setattr(compare_module, "MAX_FILE_BYTES", 100)
+    with pytest.raises(MeasurementError, match=r"big\.csv: the file is larger than the limit of 100 bytes"):
+        load_measurements(path)
+    monkeypatch.setattr(compare_module, "MAX_FILE_BYTES", 10_000)
+    assert len(load_measurements(path)) == 1
+
+
+def test_measurement_csv_gzip_and_streams_follow_the_same_policy(tmp_path):
+    import gzip
+
+    path = tmp_path / "m.csv"
+    path.write_bytes(gzip.compress(_TIDY.format(note="z").encode()))
+    assert load_measurements(path).value_base.iloc[0] == pytest.approx(4.798e6, rel=1e-12)
+    with pytest.raises(MeasurementError, match=r"<stream>, row 2: contains a NUL byte"):
+        load_measurements(io.BytesIO(_TIDY.format(note="\0").encode()))
