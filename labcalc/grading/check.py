@@ -23,32 +23,15 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from labcalc.grading.diagnosis import CONTEXT_SLIPS, SLIPS, evaluate, other_accounting, other_accountings
+from labcalc.grading.diagnosis import CONTEXT_SLIPS, evaluate, other_accountings
+from labcalc.grading.messages import (NONNEGATIVE_NAME, QUANTITY_NAME, build_message, describe_tolerance,
+                                      quote_answer)
 from labcalc.units import normalize_text, scale_value, split_quantity, unit_scale
 
 __all__ = ["CheckResult", "ParsedAnswer", "check", "grade_parsed", "is_percent_unit", "parse_answer",
            "number_text", "display_scale"]
 
-# What each base unit measures, for messages (with its article).
-_QUANTITY_NAME = {"bit/s": "a rate", "byte": "an amount of data", "s": "a time",
-                  "1": "a plain number", "packet": "a number of packets"}
-# Units a suggestion may use, per base unit: (name, size in base units).
-_SUGGEST_UNITS = {
-    "bit/s": (("bit/s", 1.0), ("kbit/s", 1e3), ("Mbit/s", 1e6), ("Gbit/s", 1e9)),
-    "byte": (("bytes", 1.0), ("kB", 1e3), ("MB", 1e6)),
-    "s": (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)),
-    "packet": (("packets", 1.0),),
-}
 _PERCENT_UNITS = ("%", "percent", "pct")
-# What cannot be negative, per base unit (and for a share, asked in %), for messages.
-_NONNEGATIVE_NAME = {"bit/s": "a rate", "byte": "an amount of data", "s": "a time",
-                     "packet": "a number of packets", "%": "a loss or a share"}
-# An example answer per display unit, for the message on an unreadable answer.
-_EXAMPLE_ANSWER = {"bit/s": "4.69 Mbit/s", "byte": "1066 bytes", "s": "300 ms", "%": "6.2 %",
-                   "1": "1.22", "packet": "12 packets"}
-_EXAMPLE_UNIT = {"bit/s": "Mbit/s", "byte": "bytes", "s": "ms", "1": "%", "packet": "packets"}
-# Longest answer text quoted back in a message.
-_QUOTE_CHARS = 40
 
 
 @dataclass(frozen=True)
@@ -193,23 +176,23 @@ def parse_answer(answer, unit: str | None = None, *, require_unit: bool = True) 
             return ParsedAnswer(number, "1", "ok")  # a plain number, or a fraction
         if require_unit:
             return ParsedAnswer(scale_value(number, factor), None, "missing_unit",
-                                f"{_quote(answer)} has no unit")
+                                f"{quote_answer(answer)} has no unit")
         return ParsedAnswer(scale_value(number, factor), required, "ok")
     try:
         scale, base = unit_scale(unit_text)
     except ValueError as exc:
         text = str(exc).removeprefix("quantity: ")
         if "labcalc does not use" in text:
-            reason = f"{_quote(unit_text, 20)} is not a unit of rate, size, time or share"
+            reason = f"{quote_answer(unit_text, 20)} is not a unit of rate, size, time or share"
         elif "unknown unit" in text:
-            reason = f"unknown unit {_quote(unit_text, 20)}"
+            reason = f"unknown unit {quote_answer(unit_text, 20)}"
         else:  # ambiguous ("Ms"), or a percentage mixed with another unit
             reason = text
         return ParsedAnswer(math.nan, None, "unreadable", reason)
     value = scale_value(number, scale)
     if unit is not None and base != required:
         return ParsedAnswer(value, base, "wrong_unit",
-                            f"{_quote(answer)} is {_QUANTITY_NAME.get(base, base)}")
+                            f"{quote_answer(answer)} is {QUANTITY_NAME.get(base, base)}")
     return ParsedAnswer(value, base, "ok")
 
 
@@ -256,290 +239,6 @@ class CheckResult:
 
     def __str__(self) -> str:
         return self.message
-
-
-def _quote(text, limit: int = _QUOTE_CHARS) -> str:
-    """Student text quoted for a message: clipped, control characters escaped."""
-    text = str(text).strip()
-    if len(text) > limit:
-        text = text[: limit - 3] + "..."
-    quoted = repr(text)
-    return quoted
-
-
-def _num(x: float) -> str:
-    if x == 0:
-        return "0"
-    return f"{x:.4g}".replace("e+0", "e+").replace("e-0", "e-")
-
-
-def _show(value: float, factor: float, unit: str) -> str:
-    shown = _num(value / factor)
-    return f"{shown} {unit}".strip()
-
-
-def _show_abs(value: float, factor: float, unit: str) -> str:
-    """An absolute tolerance; on a percentage it is in percentage points."""
-    if unit == "%":
-        shown = _num(value / factor)
-        return f"{shown} percentage point{'s' if shown != '1' else ''}"
-    return _show(value, factor, unit)
-
-
-def describe_tolerance(rtol: float, atol: float, sigfigs: int | None, factor: float,
-                       unit: str) -> str:
-    """Words for a tolerance, e.g. ``"1 %"`` or ``"1 % + 0.1 percentage points"``.
-
-    The two parts add up (an answer is accepted within ``atol + rtol * |expected|``),
-    and the words say so.
-
-    Parameters
-    ----------
-    rtol, atol : float
-        Relative tolerance [1] and absolute tolerance [base units].
-    sigfigs : int or None
-        Significant digits instead of ``rtol``.
-    factor : float
-        Size of ``unit`` in base units.
-    unit : str
-        Unit the absolute tolerance is shown in (``"%"``: percentage points).
-
-    Returns
-    -------
-    str
-        The tolerance in words.
-
-    Examples
-    --------
-    >>> describe_tolerance(0.01, 0.0, None, 1e6, "Mbit/s")
-    '1 %'
-    >>> describe_tolerance(0.0, 0.5, None, 1.0, "bytes")
-    '±0.5 bytes'
-    >>> describe_tolerance(0.01, 0.001, None, 0.01, "%")
-    '1 % + 0.1 percentage points'
-    >>> describe_tolerance(0.02, 0.0005, 3, 1e-3, "ms")
-    '3 significant digits + 0.5 ms'
-    """
-    if sigfigs:
-        text = f"{int(sigfigs)} significant digit{'s' if sigfigs != 1 else ''}"
-        return text + (f" + {_show_abs(atol, factor, unit)}" if atol else "")
-    rel = f"{_num(100 * rtol)} %" if rtol else ""
-    if rel and atol:
-        return f"{rel} + {_show_abs(atol, factor, unit)}"
-    return rel or (f"±{_show_abs(atol, factor, unit)}" if atol else "") or "exactly"
-
-
-_ACCOUNTING_WORDS = {
-    "wire": "the wire's accounting (every byte: preamble, headers, FCS and inter-frame gap)",
-    "tc": "the Linux shaper's accounting (Ethernet header and IP packet only)",
-    "frame": "the Ethernet frame's accounting (headers and FCS, no preamble or gap)",
-    "ip": "the IP packet's accounting (IP packet only)",
-}
-
-
-def _times(f: float) -> str:
-    return f"{_num(f)} times too large" if f > 1 else f"{_num(1 / f)} times too small"
-
-
-def _hint(code: str, factor: float, ratio: float, accounting: str,
-          other: str | None = None, percent_asked: bool = False, text: str | None = "") -> str:
-    """Explanation of one slip, as the end of a sentence.
-
-    ``factor`` is the generic slip's factor (answer / expected), ``ratio`` the context
-    slip's value / expected; ``accounting`` is the accounting of the expected value and
-    ``other`` the one the ``wire_vs_shaper`` value was computed in (by default
-    :func:`labcalc.grading.diagnosis.other_accounting` of ``accounting``).
-    ``percent_asked`` (the question is asked in %) and ``text`` (the answer as typed)
-    let the hint say whether the % sign is missing or a fraction was written with one.
-    """
-    big = factor > 1
-    if code == "bytes_bits":
-        return (f"it is {_times(factor)}: bytes and bits look mixed up (1 byte = 8 bits)")
-    if code == "kilo_mega":
-        return f"it is {_times(factor)}: check the prefix (k = 10^3, M = 10^6, m = 10^-3)"
-    if code == "binary_prefix":
-        off = f"{100 * abs(factor - 1):.2g}"
-        return (f"it is {off} % too {'large' if big else 'small'}: in networking k means 1000 "
-                f"and M 10^6, not 1024 and 1024^2")
-    if code == "percent_fraction":
-        typed = text if isinstance(text, str) else ""
-        if percent_asked and factor < 1 and "%" in typed:
-            return f"it is {_times(factor)}: it looks like a fraction written with a % sign; multiply it by 100"
-        if percent_asked and factor > 1 and typed.strip() and "%" not in typed:
-            return (f"it is {_times(factor)}: a number without a % sign is read as a fraction "
-                    f"(0.25 is 25 %); add the % sign, or give the fraction between 0 and 1")
-        return (f"it is {_times(factor)}: write a percentage with its % sign or give the "
-                f"fraction between 0 and 1")
-    if code == "header_overhead":
-        eff = ratio if ratio < 1 else 1 / ratio
-        return (f"it is off by exactly the frame efficiency ({eff:.3f} = payload bytes / frame "
-                f"bytes): count the header bytes of every frame")
-    if code == "wire_vs_shaper":
-        other = other or other_accounting(accounting)
-        if other == "?":  # a value given as an alternative, in no accounting named
-            return (f"it is the value in another byte accounting, but the question uses "
-                    f"{_ACCOUNTING_WORDS.get(accounting, accounting)}")
-        return (f"it is the value in {_ACCOUNTING_WORDS.get(other, other)}, but the question "
-                f"uses {_ACCOUNTING_WORDS.get(accounting, accounting)}")
-    if code == "rate_for_goodput":
-        return "it is the link rate with headers, but the question asks for the goodput (application data only)"
-    if code == "goodput_for_rate":
-        return "it is the goodput (application data only), but the question asks for the rate on the link, headers included"
-    return SLIPS.get(code, code)
-
-
-def _suggested_unit(number: float, expected: float | None, base: str, display_unit: str) -> str:
-    """The unit in which the bare ``number`` comes closest to ``expected`` (for a hint)."""
-    choices = _SUGGEST_UNITS.get(base, ())
-    if (not choices or expected is None or not math.isfinite(expected) or expected == 0
-            or not math.isfinite(number) or number == 0 or (number > 0) != (expected > 0)):
-        return display_unit
-    # decades apart as a sum of logarithms: the product number * scale / expected
-    # underflows to 0 (math domain error) or overflows for subnormal or huge numbers
-    def decades(scale: float) -> float:
-        return abs(math.log10(abs(number)) + math.log10(scale) - math.log10(abs(expected)))
-
-    best = min(choices, key=lambda c: decades(c[1]))
-    closest = decades(best[1])
-    if display_unit:
-        try:
-            own = decades(display_scale(display_unit)[0])
-        except ValueError:  # pragma: no cover - display units are known units
-            own = math.inf
-        if own <= closest + 0.5:  # the question's own unit unless another is much closer
-            return display_unit
-    return best[0]
-
-
-def build_message(*, diagnosis, correct, score, text, given, relative_error, factor, ratio,
-                  tolerance, display_factor, display_unit, required_base, given_base, reason,
-                  accounting="wire", expected=None, other=None) -> str:
-    """The one-sentence message for a graded answer (used by check and batch grading).
-
-    Parameters
-    ----------
-    diagnosis, correct, score, relative_error, factor, ratio
-        The verdict (see :func:`labcalc.grading.diagnosis.evaluate`).
-    text : str or None
-        The answer as typed (None for a number).
-    given : float
-        The answer [base units]; for a missing unit, the number read in the display unit.
-    tolerance : str
-        The tolerance in words (:func:`describe_tolerance`).
-    display_factor, display_unit
-        The unit the question is asked in and its size [base units].
-    required_base, given_base : str
-        Base units of the question and of the answer.
-    reason : str
-        Why the answer could not be read.
-    accounting : str, default "wire"
-        Accounting of the expected value (for ``wire_vs_shaper``).
-    expected : float, optional
-        Expected value [base units], to suggest a unit for a bare number.
-    other : str, optional
-        Accounting of the ``wire_vs_shaper`` value that matched (by default
-        :func:`labcalc.grading.diagnosis.other_accounting` of ``accounting``; ``"?"``
-        when it is in no accounting named).
-
-    Returns
-    -------
-    str
-        One or two sentences.
-
-    Examples
-    --------
-    >>> print(build_message(diagnosis="unreadable", correct=False, score=0.0, text="4,690 kbit/s",
-    ...     given=math.nan, relative_error=None, factor=1.0, ratio=math.nan, tolerance="1 %",
-    ...     display_factor=1e6, display_unit="Mbit/s", required_base="bit/s", given_base=None,
-    ...     reason="'4,690' is ambiguous (4.690 or 4690?); write it with a decimal point (4.690) "
-    ...            "or without the comma (4690)"))
-    Cannot read '4,690 kbit/s': '4,690' is ambiguous (4.690 or 4690?). Write it with a decimal point (4.690) or without the comma (4690).
-    """
-    if text is None:
-        shown = _quote(_show(given, display_factor, display_unit)) if given == given else "''"
-    else:
-        shown = _quote(text)
-    if correct:
-        return f"Correct: {shown} is within {tolerance} of the expected value."
-    if score >= 1.0:
-        credit = "Accepted for full points"
-    elif score > 0:
-        credit = f"Partly right ({_num(100 * score)} % of the points)"
-    else:
-        credit = "Not correct"
-    if diagnosis == "empty":
-        return "No answer given."
-    if diagnosis == "unreadable":
-        example = _EXAMPLE_ANSWER.get("%" if display_unit == "%" else required_base, "4.69 Mbit/s")
-        advice = f"Write a number followed by its unit, such as '{example}'."
-        if required_base == "1" and display_unit != "%":
-            advice = f"Write a plain number, such as '{example}'."
-        if not reason or "does not start with a number" in reason:
-            return f"Cannot read {shown}: {advice[0].lower()}{advice[1:]}"
-        # a reason is "what is wrong; what to do": two sentences
-        what, _, todo = reason.partition("; ")
-        if todo:
-            return f"Cannot read {shown}: {what}. {todo[0].upper()}{todo[1:]}."
-        return f"Cannot read {shown}: {reason}. {advice}"
-    if diagnosis == "negative":
-        name = _NONNEGATIVE_NAME.get("%" if display_unit == "%" else required_base, "this quantity")
-        return f"Not correct: {shown} is negative, and {name} cannot be negative."
-    if diagnosis == "missing_unit":
-        unit = display_unit or _EXAMPLE_UNIT.get(required_base, "")
-        bare = text.strip() if isinstance(text, str) else shown.strip("'")
-        number = given / display_factor if display_factor else math.nan
-        unit = _suggested_unit(number, expected, required_base, unit)
-        return (f"{credit}: {shown} has no unit, and the unit is not assumed; write it with "
-                f"one, such as '{_clip(bare)} {unit}' if you mean {unit}.")
-    if diagnosis == "wrong_unit":
-        if display_unit == "%":
-            asked = "a share (in %, or as a fraction between 0 and 1)"
-        elif required_base == "1":
-            asked = "a plain number, without a unit"
-        else:
-            unit = display_unit or _EXAMPLE_UNIT.get(required_base, "")
-            asked = f"{_QUANTITY_NAME.get(required_base, required_base)} (in {unit})"
-        return (f"Not correct: {shown} is {_QUANTITY_NAME.get(given_base, given_base)}, but the "
-                f"question asks for {asked}.")
-    if diagnosis == "rounding":
-        return (f"{credit}: {shown} is close but outside the tolerance of {tolerance}; keep more "
-                f"digits in intermediate results.")
-    if diagnosis:
-        parts = diagnosis.split("+")
-        context = [p for p in parts if p in CONTEXT_SLIPS]
-        generic = [p for p in parts if p not in CONTEXT_SLIPS]
-        hints = [_hint(p, 1.0, ratio / factor, accounting, other) for p in context]
-        hints += [_hint(p, f, ratio, accounting, percent_asked=display_unit == "%", text=text)
-                  for p, f in zip(generic, _split_factor(generic, factor))]
-        first = f"{shown} {hints[0][3:]}" if hints[0].startswith("it ") else hints[0]
-        return f"{credit}: " + "; also, ".join([first] + hints[1:]) + "."
-    if relative_error == relative_error and relative_error is not None:
-        side = "above" if relative_error > 0 else "below"
-        off = abs(100 * relative_error)
-        off_text = f"{off:.0f}" if off >= 10 else f"{off:.2g}"
-        return (f"Not correct: {shown} is {off_text} % {side} the expected value "
-                f"(tolerance {tolerance}).")
-    return f"Not correct: {shown} is outside the tolerance of {tolerance} around the expected value."
-
-
-def _clip(text: str, limit: int = 20) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _split_factor(codes: list[str], factor: float) -> list[float]:
-    """The factor of each generic slip of a pair whose product is ``factor``."""
-    from labcalc.grading.diagnosis import _GENERIC
-
-    if len(codes) < 2:
-        return [factor] * len(codes)
-    a, b = codes
-    for fa in _GENERIC[a][0]:
-        for ga in (fa, 1 / fa):
-            for fb in _GENERIC[b][0]:
-                for gb in (fb, 1 / fb):
-                    if abs(ga * gb - factor) <= 1e-9 * abs(factor):
-                        return [ga, gb]
-    return [factor, 1.0]  # pragma: no cover - pairs are built from these factors
 
 
 def check(answer, expected, unit: str | None = None, rtol: float = 0.01, atol: float = 0.0,
@@ -709,7 +408,7 @@ def check(answer, expected, unit: str | None = None, rtol: float = 0.01, atol: f
         percent = required == "1"  # nothing says whether it is a share: allow the slip
     if nonnegative is None:
         share = question_unit is not None and str(question_unit).strip().lower() in _PERCENT_UNITS
-        nonnegative = expected_value >= 0 and (share or required in _NONNEGATIVE_NAME)
+        nonnegative = expected_value >= 0 and (share or required in NONNEGATIVE_NAME)
     alts: dict[str, list[float]] = {}
     for code, values in (alternatives or {}).items():
         if code not in CONTEXT_SLIPS:
@@ -821,7 +520,7 @@ def grade_parsed(parsed, texts, expected, bases, display_units, display_factors,
     if percent is None:
         percent = np.array([is_percent_unit(u) for u in units], bool)
     if nonnegative is None:
-        nonnegative = (np.asarray(percent, bool) | np.isin(bases, list(_NONNEGATIVE_NAME))) & (expected >= 0)
+        nonnegative = (np.asarray(percent, bool) | np.isin(bases, list(NONNEGATIVE_NAME))) & (expected >= 0)
     # Near the ends of the float range (1e304, 1e-320) a candidate slip value may
     # overflow to inf or underflow to 0: such a candidate simply matches nothing.
     with np.errstate(over="ignore", under="ignore"):

@@ -54,8 +54,9 @@ from typing import Mapping
 
 import numpy as np
 
-__all__ = ["SLIPS", "DEFAULT_CREDIT", "CONTEXT_SLIPS", "credit_table", "evaluate", "other_accounting",
-           "other_accountings"]
+__all__ = ["SLIPS", "DEFAULT_CREDIT", "CONTEXT_SLIPS", "SLIP_BAND", "ROUNDING_FACTOR", "credit_table",
+           "evaluate", "other_accounting", "other_accountings", "slip_candidates", "split_pair_factor",
+           "tolerance_band"]
 
 #: Every diagnosis code and what it means (see the module docstring).
 SLIPS: Mapping[str, str] = MappingProxyType({
@@ -113,8 +114,10 @@ _ON_TOP = ("bytes_bits", "kilo_mega", "percent_fraction")
 # student who made the slip writes that value up to their own rounding, so the band is
 # narrower than the tolerance of a right answer; it keeps answers that are merely
 # rounded too early from being taken for a 1024-for-1000 slip.
-_SLIP_BAND = 0.5
-# Tolerance multiple inside which a wrong answer counts as a rounding slip.
+#: Share of the (transformed) tolerance within which an answer must sit around a slip's
+#: value to be taken for that slip [1].
+SLIP_BAND = 0.5
+#: Tolerance multiple inside which a wrong answer counts as a rounding slip [1].
 ROUNDING_FACTOR = 3.0
 # Relative slack added to every tolerance so that a value exactly on the edge (up to
 # floating-point noise from unit conversions) counts as inside.
@@ -217,8 +220,49 @@ def credit_table(credit: Mapping[str, float] | None = None) -> dict[str, float]:
     return table
 
 
-def _candidates(expected, bases, alternatives, percent=None):
-    """Columns of values a slip would give: (labels, generic factors, values N x K)."""
+def slip_candidates(expected, bases, alternatives, percent=None):
+    """Every value a slip would turn the expected values into, one column per slip.
+
+    This is the list :func:`evaluate` compares a wrong answer with, in the order it
+    tries them: each generic slip both ways (x f and / f), the context slips, two
+    generic slips at once, then a context slip with a generic one on top. The quiz
+    export (:mod:`labcalc.grading.export`) writes its partial-credit answers from the
+    same list.
+
+    Parameters
+    ----------
+    expected : ndarray of float, shape (N,)
+        Expected values [base units].
+    bases : ndarray of str, shape (N,)
+        Base unit of each value (``"bit/s"``, ``"byte"``, ``"s"``, ``"1"``): a generic
+        slip applies only to the base units it concerns (NaN elsewhere).
+    alternatives : dict of str to list of ndarray
+        Values of the context slips [base units], as in :func:`evaluate`.
+    percent : ndarray of bool, optional
+        Which values are shares; only those get the percent/fraction slip (by
+        default every plain number).
+
+    Returns
+    -------
+    labels : list of str
+        Slip code of each column (``"a+b"`` for two at once).
+    factors : ndarray of float, shape (K,)
+        Generic factor of each column (the generic slip's for a context slip with one
+        on top, 1 for a context slip alone).
+    values : ndarray of float, shape (N, K)
+        The values [base units]; NaN where the slip does not apply.
+    is_pair : ndarray of bool, shape (K,)
+        Whether the column is two slips at once.
+    which : ndarray of int, shape (K,)
+        Index of the context slip's value in ``alternatives[code]`` (-1 for none).
+
+    Examples
+    --------
+    >>> labels, factors, values, is_pair, which = slip_candidates(
+    ...     np.array([8e6]), np.array(["bit/s"], object), {})
+    >>> labels[:2], values[0, :2].tolist()
+    (['bytes_bits', 'bytes_bits'], [64000000.0, 1000000.0])
+    """
     n = expected.shape[0]
     labels, factors, columns, pair, which = [], [], [], [], []
 
@@ -259,8 +303,34 @@ def _candidates(expected, bases, alternatives, percent=None):
             np.asarray(which, int))
 
 
-def _tolerance(values, rtol, atol, sigfigs, display_factor):
-    """Half-width of the accepted interval around ``values`` [base units]."""
+def tolerance_band(values, rtol, atol, sigfigs, display_factor):
+    """Half-width of the interval :func:`evaluate` accepts around ``values`` [base units].
+
+    ``atol + rtol * |values|``, or with significant digits ``atol`` plus half a unit of
+    the last digit counted in the display unit; widened by a relative 1e-9 so that a
+    value on the edge (up to the noise of unit conversions) counts as inside.
+
+    Parameters
+    ----------
+    values : ndarray of float
+        Centres of the intervals [base units].
+    rtol, atol, sigfigs, display_factor : ndarray or float
+        Relative tolerance [1], absolute tolerance [base units], significant digits
+        (0 for none) and size of the display unit [base units]; broadcast with
+        ``values``.
+
+    Returns
+    -------
+    ndarray of float
+        Half-widths [base units], always > 0.
+
+    Examples
+    --------
+    >>> float(tolerance_band(np.array([4.69e6]), 0.01, 0.0, 0, 1e6)[0])
+    46900.0000469
+    >>> float(tolerance_band(np.array([4.69e6]), 0.0, 0.0, 3, 1e6)[0])  # 4.69 Mbit/s to 3 digits
+    5000.000005
+    """
     tol = atol + rtol * np.abs(values)
     has_sig = sigfigs > 0
     if np.any(has_sig):
@@ -270,6 +340,41 @@ def _tolerance(values, rtol, atol, sigfigs, display_factor):
             sig = 0.5 * 10.0 ** (exponent - np.where(has_sig, sigfigs, 1) + 1) * display_factor
         tol = np.where(has_sig, atol + sig, tol)
     return tol * (1 + _SLACK) + 1e-300
+
+
+def split_pair_factor(codes, factor: float) -> list[float]:
+    """The factor of each generic slip of a pair (or a single slip) whose product is ``factor``.
+
+    Parameters
+    ----------
+    codes : sequence of str
+        One or two generic slip codes (``["bytes_bits", "kilo_mega"]``).
+    factor : float
+        The pair's factor (answer / expected) [1].
+
+    Returns
+    -------
+    list of float
+        One factor per code, in the order of ``codes``.
+
+    Examples
+    --------
+    >>> split_pair_factor(["bytes_bits", "kilo_mega"], 8000.0)
+    [8.0, 1000.0]
+    >>> split_pair_factor(["kilo_mega"], 0.001)
+    [0.001]
+    """
+    codes = list(codes)
+    if len(codes) < 2:
+        return [factor] * len(codes)
+    a, b = codes
+    for fa in _GENERIC[a][0]:
+        for ga in (fa, 1 / fa):
+            for fb in _GENERIC[b][0]:
+                for gb in (fb, 1 / fb):
+                    if abs(ga * gb - factor) <= 1e-9 * abs(factor):
+                        return [ga, gb]
+    return [factor, 1.0]  # pragma: no cover - pairs are built from these factors
 
 
 def evaluate(given, status, expected, bases, rtol, atol, sigfigs, display_factor,
@@ -337,7 +442,7 @@ def evaluate(given, status, expected, bases, rtol, atol, sigfigs, display_factor
     percent = None if percent is None else np.broadcast_to(np.asarray(percent, bool), (n,))
 
     ok = status == "ok"
-    tol = _tolerance(expected, rtol, atol, sigfigs, display_factor)
+    tol = tolerance_band(expected, rtol, atol, sigfigs, display_factor)
     diff = np.abs(given - expected)
     negative = np.zeros(n, bool)
     if nonnegative is not None:
@@ -369,7 +474,7 @@ def evaluate(given, status, expected, bases, rtol, atol, sigfigs, display_factor
 
     todo = np.flatnonzero(ok & ~correct)
     if todo.size:
-        labels, factors, values, is_pair, which = _candidates(
+        labels, factors, values, is_pair, which = slip_candidates(
             expected[todo], bases[todo], {k: [v[todo] for v in vs] for k, vs in alternatives.items()},
             None if percent is None else percent[todo],
         )
@@ -380,11 +485,11 @@ def evaluate(given, status, expected, bases, rtol, atol, sigfigs, display_factor
         # value 1000 times too small keeps a thousandth of it, so no band reaches 0)
         with np.errstate(divide="ignore", invalid="ignore"):
             scale = np.where(e != 0, np.abs(values / np.where(e != 0, e, 1.0)), 1.0)
-        cand_tol = _tolerance(values, rtol[todo][:, None], atol[todo][:, None] * scale,
+        cand_tol = tolerance_band(values, rtol[todo][:, None], atol[todo][:, None] * scale,
                               sigfigs[todo][:, None], display_factor[todo][:, None])
         with np.errstate(invalid="ignore"):
             gap = np.abs(g - values)
-            dist = gap / (_SLIP_BAND * cand_tol)
+            dist = gap / (SLIP_BAND * cand_tol)
             # a slip value that is itself within tolerance of the answer key cannot be
             # told apart from a right answer; and the answer must sit clearly closer to
             # the slip's value than to the key (an answer 1.5 % off is not a 2.4 %
@@ -414,21 +519,21 @@ def evaluate(given, status, expected, bases, rtol, atol, sigfigs, display_factor
         use_pair = ~use_single & (d_pair <= 1.0)
         chosen = np.where(use_single, j_single, j_pair)
         matched = use_single | use_pair
-        for i, row in enumerate(todo):
-            if matched[i]:
-                j = chosen[i]
-                label = labels_arr[j]
-                diagnosis[row] = label
-                share = 1.0
-                for part in label.split("+"):
-                    share *= credit[part]
-                score[row] = share
-                factor[row] = factors[j]
-                ratio[row] = values[i, j] / expected[row] if expected[row] else np.nan
-                alternative[row] = which[j]
-            elif diff[row] <= ROUNDING_FACTOR * tol[row]:
-                diagnosis[row] = "rounding"
-                score[row] = credit["rounding"]
+        # credit of each column: the product of its slips' credits
+        shares = np.array([np.prod([credit[part] for part in str(lab).split("+")]) for lab in labels])
+        hit, j = todo[matched], chosen[matched]
+        diagnosis[hit] = labels_arr[j]
+        score[hit] = shares[j]
+        factor[hit] = np.asarray(factors, float)[j]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio[hit] = np.where(expected[hit] != 0,
+                                  values[np.flatnonzero(matched), j] / expected[hit], np.nan)
+        alternative[hit] = which[j]
+        rest = todo[~matched]
+        with np.errstate(invalid="ignore"):
+            rounded = rest[diff[rest] <= ROUNDING_FACTOR * tol[rest]]
+        diagnosis[rounded] = "rounding"
+        score[rounded] = credit["rounding"]
     return {
         "correct": correct,
         "score": score,

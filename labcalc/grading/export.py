@@ -79,9 +79,10 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from labcalc.grading.check import _NONNEGATIVE_NAME, _hint, _times, is_percent_unit
-from labcalc.grading.diagnosis import (_SLIP_BAND, CONTEXT_SLIPS, ROUNDING_FACTOR, SLIPS, _candidates,
-                                       _tolerance, credit_table, evaluate, other_accountings)
+from labcalc.grading.check import is_percent_unit
+from labcalc.grading.diagnosis import (CONTEXT_SLIPS, ROUNDING_FACTOR, SLIP_BAND, SLIPS, credit_table, evaluate,
+                                       other_accountings, slip_candidates, tolerance_band)
+from labcalc.grading.messages import NONNEGATIVE_NAME, slip_hint, times_text
 
 __all__ = ["moodle_xml", "gift", "quiz_items", "MOODLE_FRACTIONS", "UNIT_CHOICES"]
 
@@ -268,16 +269,16 @@ def _answer_list(value, base, unit, atol, rtol, display_factor, alts, credits, a
     once, a context slip with a generic one on top).
     """
     percent = is_percent_unit(unit)
-    nonneg = (percent or base in _NONNEGATIVE_NAME) and value >= 0
+    nonneg = (percent or base in NONNEGATIVE_NAME) and value >= 0
     one = lambda x: np.asarray([x], float)  # noqa: E731
     e, rt, at, sig, df = one(value), one(rtol), one(atol), np.zeros(1), one(display_factor)
-    tol = float(_tolerance(e, rt, at, sig, df)[0])
+    tol = float(tolerance_band(e, rt, at, sig, df)[0])
     lo_right = max(value - tol, 0.0) if nonneg else value - tol  # a loss of 0: [0, tol]
     right = [(100.0, lo_right, value + tol, "Right.")]
     if not slips or value == 0:
         return right
     alternatives = {k: [one(v) for v in vs] for k, vs in alts.items()}
-    labels, _, values, _, _ = _candidates(e, np.asarray([base], object), alternatives,
+    labels, _, values, _, _ = slip_candidates(e, np.asarray([base], object), alternatives,
                                           np.asarray([percent]))
     a = values[0]
     ok = ~np.isnan(a) & (a != 0)
@@ -285,8 +286,8 @@ def _answer_list(value, base, unit, atol, rtol, display_factor, alts, credits, a
     if a.size == 0:
         return right
     scale = np.abs(a / value)
-    cand_tol = _tolerance(a, rt, at * scale, sig, df)
-    half = _SLIP_BAND * cand_tol
+    cand_tol = tolerance_band(a, rt, at * scale, sig, df)
+    half = SLIP_BAND * cand_tol
     edges = [0.0, value - tol, value + tol, value - ROUNDING_FACTOR * tol, value + ROUNDING_FACTOR * tol]
     edges += [*(a - half), *(a + half), *cand_tol, *(-cand_tol), *(2 * a - value), *((2 * a + value) / 3)]
     # where two slips are equally close (distance measured in each one's band)
@@ -329,18 +330,18 @@ def _feedback(code: str, factor: float, ratio: float, accounting: str, other: st
     if "+" in code:  # two slips at once: the first one's hint, then the second named
         first, second = code.split("+")
         if first in CONTEXT_SLIPS:
-            head = _hint(first, 1.0, ratio / factor, accounting, other).removeprefix("it ")
+            head = slip_hint(first, 1.0, ratio / factor, accounting, other).removeprefix("it ")
         else:
             head = "shows " + SLIPS[first]
         return f"Partly right: your answer {head}; and on top of that, {SLIPS[second]}."
     if code == "percent_fraction":
         # the quiz asks for a fraction between 0 and 1, the number only (no % sign)
         if factor < 1:
-            return (f"Partly right: your answer is {_times(factor)}: give the share as a fraction "
+            return (f"Partly right: your answer is {times_text(factor)}: give the share as a fraction "
                     f"between 0 and 1, the number only (25 % is 0.25, not 0.0025).")
-        return (f"Partly right: your answer is {_times(factor)}: it looks like a percentage; "
+        return (f"Partly right: your answer is {times_text(factor)}: it looks like a percentage; "
                 f"give the share as a fraction between 0 and 1, the number only (25 % is 0.25).")
-    return "Partly right: your answer " + _hint(code, factor, ratio, accounting, other).removeprefix("it ") + "."
+    return "Partly right: your answer " + slip_hint(code, factor, ratio, accounting, other).removeprefix("it ") + "."
 
 
 def _sub(parent, tag, text=None, **attrs):
