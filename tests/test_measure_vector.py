@@ -80,3 +80,105 @@ def test_span_codes_round_trip(tokens):
     codes = span_codes(L, s, e, table)
     names = {v: k for k, v in table.items()}
     assert [names[c] for c in codes] == tokens
+
+
+# --------------------------------------------------------------------------------------
+# the block-wise fast paths of the text readers give the frames of their line-by-line parsers
+
+import glob  # noqa: E402
+import os  # noqa: E402
+import warnings  # noqa: E402
+
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+
+import labcalc.measure.iperf3 as _iperf3  # noqa: E402
+
+_DATA = os.path.join(os.path.dirname(__file__), "data", "measure")
+
+# iperf3 text with every kind of line the fast path must leave to the slow one, between
+# regular lines: a damaged line, 400-digit numbers, a NUL byte, odd blanks, a second
+# connection, a header announcing datagrams, --bidir directions, a summary
+_IPERF3_MIXED = """Connecting to host 10.0.0.2, port 5201
+[  5] local 10.0.0.1 port 40000 connected to 10.0.0.2 port 5201
+[ ID] Interval           Transfer     Bitrate         Retr  Cwnd
+[  5]   0.00-1.00   sec  2.36 MBytes  19.8 Mbits/sec    0    257 KBytes       (omitted)
+[  5]   0.00-1.00   sec   954 KBytes  7.82 Mbits/sec    2   48.1 KBytes
+[  5]   1.00-2.00   sec   954 KBytes  7.82 Mbits/sec    2   48.1 KBytes   trailing words
+[  5]   2.00-3.00   sec   9\x0054 KBytes  7.82 Mbits/sec    2   48.1 KBytes
+[  5]   3.00-4.00   sec   {big} KBytes  7.82 Mbits/sec    2   48.1 KBytes
+[  5]\t4.00-5.00\tsec\t1.5 GBytes\t12.9 Gbits/sec\t3\t1.2 MBytes
+[  5]\x0b  5.00-6.00   sec   1 Bytes  8 bits/sec    2   48.1 KBytes
+[  7] local 10.0.0.1 port 40002 connected to 10.0.0.2 port 5201
+[  7]   5.00-6.00   sec   100 KBytes  800 Kbits/sec    1
+[SUM]   5.00-6.00   sec   200 KBytes  1.6 Mbits/sec    3
+[  5][TX-C]   6.00-7.00   sec   1.00 MBytes  8.39 Mbits/sec    0   10.0 KBytes
+[  7][RX-C]   6.00-7.00   sec   1.00 MBytes  8.39 Mbits/sec
+[ ID] Interval           Transfer     Bitrate         Total Datagrams
+[  5]   7.00-8.00   sec   128 KBytes  1.05 Mbits/sec  91
+[  5]   8.00-9.00   sec   128 KBytes  1.05 Mbits/sec  0.045 ms  0/91 (0%)
+[  5]   9.00-10.00  sec   0.00 Bytes  0.00 bits/sec  0.000 ms  0/0 (0%)
+[  5]  10.00-11.00  sec   128 KBytes  1.05 Mbits/sec  0.045 ms  3/91 (3.3%)  (omitted)
+    [  5]  11.00-12.00   sec   128 KBytes  1.05 Mbits/sec   12
+- - - - - - - - - - - - - - - - - - - - - - - - -
+[  5]  12.00-13.00   sec   128 KBytes  1.05 Mbits/sec   12
+- - - - - - - - - - - - - - - - - - - - - - - - -
+[ ID] Interval           Transfer     Bitrate         Retr
+[  5]   0.00-13.00  sec  8.76 MBytes  9.19 Mbits/sec    0             sender
+[  5]   0.00-13.03  sec  8.70 MBytes  9.10 Mbits/sec                  receiver
+[  5]  13.00-14.00   sec   128 KBytes  1.05 Mbits/sec   12
+
+iperf Done.
+""".replace("{big}", "9" * 400)
+
+
+def _both_iperf3(source, monkeypatch, block=None):
+    out = []
+    for fast in (True, False):
+        monkeypatch.setattr(_iperf3, "_FAST_ENABLED", fast)
+        if block is not None:
+            monkeypatch.setattr(_iperf3, "_BLOCK_CHARS", block)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out.append(_iperf3.read_iperf3(source))
+    return out
+
+
+def _assert_same(fast, slow):
+    pd.testing.assert_frame_equal(fast, slow, check_exact=True)
+    assert repr(fast.attrs) == repr(slow.attrs)
+
+
+@pytest.mark.parametrize("path", sorted(glob.glob(os.path.join(_DATA, "iperf3*.txt"))), ids=os.path.basename)
+def test_iperf3_fast_path_matches_line_parser_on_test_files(path, monkeypatch):
+    if "error" in os.path.basename(path):
+        pytest.skip("holds no report (an error, tested elsewhere)")
+    fast, slow = _both_iperf3(path, monkeypatch)
+    _assert_same(fast, slow)
+
+
+@pytest.mark.parametrize("block", [None, 64, 200, 1000])
+def test_iperf3_fast_path_matches_line_parser_with_odd_lines(block, monkeypatch):
+    fast, slow = _both_iperf3(_IPERF3_MIXED, monkeypatch, block)
+    _assert_same(fast, slow)
+    # the odd lines really are in the file: rows of both kinds, malformed lines by number
+    assert fast.attrs["malformed"]["lines"] == [7, 8]  # the NUL byte, the 400 digits
+    assert set(fast["stream"]) == {"5", "7", "SUM"}
+    assert fast["packets"].notna().sum() == 6  # datagram counts (header says so) and UDP totals
+    assert fast.loc[fast["direction"] == "RX-C", "src"].tolist() == ["10.0.0.2:5201"]
+    assert [s["role"] for s in fast.attrs["summary"]] == ["sender", "receiver", "summary"]
+    assert fast["time_s"].iloc[-1] == 13.0  # the line after the summary header is a summary
+
+
+def test_iperf3_fast_path_matches_line_parser_on_many_regular_lines(monkeypatch):
+    rng = np.random.default_rng(5)
+    lines = ["[ ID] Interval           Transfer     Bitrate         Retr  Cwnd\n"]
+    for i in range(3000):
+        lines.append(f"[  {4 + i % 3}] {i:7.2f}-{i + 1:<7.2f} sec  {rng.uniform(0, 999):.3g} "
+                     f"{'KMG'[i % 3]}Bytes  {rng.uniform(0, 999):.3g} {'KMG'[i % 2]}bits/sec  "
+                     f"{rng.integers(0, 50)}   {rng.uniform(1, 900):.1f} KBytes\n")
+        if i % 500 == 7:
+            lines.append("[  5]   garbage 0.00-1.00 sec\n")
+    fast, slow = _both_iperf3("".join(lines), monkeypatch, block=4096)
+    _assert_same(fast, slow)
+    assert len(fast) == 3000

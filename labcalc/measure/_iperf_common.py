@@ -99,9 +99,17 @@ def _frame(rows: list[dict]) -> pd.DataFrame:
         if any(r.get(c) is not None for r in rows):
             cols.append(c)
     data = {c: [r.get(c) for r in rows] for c in cols}
-    df = pd.DataFrame(data, columns=cols)
-    for c in cols:
-        if c in ("stream", "src", "dst", "direction", "timestamp"):
+    return _typed(pd.DataFrame(data, columns=cols))
+
+
+_STR_COLUMNS = ("stream", "src", "dst", "direction", "timestamp")
+_INT_COLUMNS = ("retransmits", "packets", "lost_packets", "cwnd_segments", "inflight_segments", "out_of_order")
+
+
+def _typed(df: pd.DataFrame) -> pd.DataFrame:
+    """The column types of every iperf frame (strings, ``omitted`` bool, floats, counts int64 when complete)."""
+    for c in df.columns:
+        if c in _STR_COLUMNS:
             df[c] = df[c].astype("str")
         elif c == "omitted":
             df[c] = df[c].fillna(False).astype(bool)
@@ -109,10 +117,18 @@ def _frame(rows: list[dict]) -> pd.DataFrame:
             df[c] = df[c].astype("Int64")
         else:
             df[c] = pd.to_numeric(df[c], errors="coerce").astype(float)
-    for c in ("retransmits", "packets", "lost_packets", "cwnd_segments", "inflight_segments", "out_of_order"):
+    for c in _INT_COLUMNS:
         if c in df and np.isfinite(df[c]).all():
             df[c] = df[c].astype(np.int64)
     return df
+
+
+def _frame_columns(data: dict, present: set) -> pd.DataFrame:
+    """:func:`_frame` from whole columns: object arrays (None where missing) for the string
+    columns, float arrays (NaN where missing) or bool for the others; *present* names the
+    optional columns that some row holds (a row with a NaN loss holds ``loss``)."""
+    cols = list(_CORE) + [c for c in _OPTIONAL if c in present]
+    return _typed(pd.DataFrame({c: data[c] for c in cols}, columns=cols, copy=False))
 
 
 _FINITE = ("start_s", "end_s", "bytes", "rate_bps")

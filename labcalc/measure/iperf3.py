@@ -9,10 +9,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ._common import Report, ToolErrorWarning, iter_lines, open_text
+from ._common import BIN, DEC, Report, ToolErrorWarning, iter_lines, open_text
 from ._iperf_common import (
     _CONNECTED, _DAMAGED_REPORT3, _IPERF3_TCP_TAIL, _LOOKS_LIKE_REPORT, _REPORT, _ROLE, _UDP_TAIL, EXPECTED3,
-    FORMAT3, _bad_numbers, _bytes, _clean_summary, _frame, _parse_report, _udp_columns,
+    FORMAT3, _CORE, _OPTIONAL, _STR_COLUMNS, _bad_numbers, _bytes, _clean_summary, _frame, _frame_columns,
+    _parse_report, _udp_columns,
 )
 from .iperf3_json import _iperf3_json
 
@@ -125,113 +126,18 @@ def read_iperf3(path) -> pd.DataFrame:
     rep = Report(name, FORMAT3, EXPECTED3)
     if text.lstrip().startswith("{"):
         return _iperf3_json(name, text, rep)
-    stamp = _timestamp_prefix(text)
-    client = _Section()
-    sec = client
-    server = None
-    server_line = None
-    error = None
-    for i, line in iter_lines(text):
-        ts = None
-        if stamp is not None:
-            mt = stamp.match(line)
-            if mt:
-                ts, line = mt.group(0).strip(), line[mt.end():]
-        s = line.strip()
-        if not s:
-            continue
-        rep.content(i, s)
-        if s.startswith("Server output:"):
-            # --get-server-output: the server's own report follows; kept apart from the client's
-            server = sec = _Section(side="server", reverse=client.reverse)
-            server_line = i
-            rep.ok()
-            continue
-        if s.startswith("[ ID]"):
-            sec.header = s
-            # with -P N iperf3 prints the separator between interval groups as well: only a
-            # separator followed by the column header opens the sender/receiver summary
-            if sec.after_separator:
-                sec.in_summary = True
-            sec.after_separator = False
-            rep.ok()
-            continue
-        sec.after_separator = False
-        if s.startswith("iperf3: error") or s.startswith("iperf3: interrupt"):
-            error = (i, s)
-            continue
-        if s.startswith("Connecting to host"):
-            sec.side = "client"
-        elif s.startswith("Server listening on") or s.startswith("Accepted connection from"):
-            sec.side = "server"
-            sec.in_summary = False
-        elif s.startswith("Reverse mode"):
-            sec.reverse = True
-        if s.startswith("- - - -"):
-            sec.after_separator = True
-            rep.ok()
-            continue
-        m = _CONNECTED.search(s)
-        if m:
-            local, peer = f"{m['lip']}:{m['lport']}", f"{m['rip']}:{m['rport']}"
-            sender_is_local = (sec.side == "client") != sec.reverse
-            sec.connections[m["id"]] = (local, peer) if sender_is_local else (peer, local)
-            sec.in_summary = False
-            rep.ok()
-            continue
-        m = _REPORT.search(s)
-        if not m:
-            if _LOOKS_LIKE_REPORT.search(s) or _DAMAGED_REPORT3.match(s):
-                rep.bad(i, s)
-            continue
-        row = _parse_report(m)
-        if ts is not None:
-            row["timestamp"] = ts
-        rest = m["rest"]
-        role = _ROLE.search(rest)
-        if role:
-            rest = rest[: role.start()]
-        if "(omitted)" in rest:
-            row["omitted"] = True
-            rest = rest.replace("(omitted)", "")
-        else:
-            row["omitted"] = False
-        rest = rest.strip()
-        if rest:
-            mu = _UDP_TAIL.match(rest)
-            if mu:
-                _udp_columns(row, mu)
-            else:
-                mt = _IPERF3_TCP_TAIL.match(rest)
-                if mt and mt["cwnd"] is not None:
-                    row["retransmits"] = float(mt["retr"])
-                    row["cwnd_bytes"] = _bytes(mt["cwnd"], mt["cu"])
-                elif mt and not mt["tail"].strip():
-                    # one number: Retr (TCP) or Total Datagrams (UDP sender), as the header says
-                    if "Datagrams" in sec.header and "Retr" not in sec.header:
-                        row["packets"] = float(mt["retr"])
-                    else:
-                        row["retransmits"] = float(mt["retr"])
-                else:
-                    rep.bad(i, s)
-                    continue
-        conn = sec.connections.get(row["stream"])
-        if conn:
-            # --bidir: the RX streams carry data from the remote side
-            row["src"], row["dst"] = conn[::-1] if str(row.get("direction", "")).startswith("RX") else conn
-        if len(s) > 300 and _bad_numbers(row):  # the regexes take digits only: inf needs > 300 of them
-            rep.bad(i, s)
-            continue
-        rep.ok()
-        if sec.in_summary or role:
-            row["role"] = role.group(1) if role else "summary"
-            sec.summary.append(_clean_summary(row))
-        else:
-            sec.rows.append(row)
-    if error is not None and not client.rows and not client.summary:
+    st = _Text(stamp=_timestamp_prefix(text))
+    if st.stamp is None and _FAST_ENABLED:
+        _scan_fast(text, st, rep)
+    else:
+        for i, line in iter_lines(text):
+            _text_line(st, rep, i, line)
+    client, server, error = st.client, st.server, st.error
+    measured = bool(client.rows or client.fast or client.summary)
+    if error is not None and not measured:
         raise rep.fail(error[0], f"iperf3 reported an error and measured nothing: {error[1]!r}")
-    if not client.rows and not client.summary and server is not None:
-        raise rep.fail(server_line, "only the server's output (--get-server-output) was found, no report of the client")
+    if not measured and server is not None:
+        raise rep.fail(st.server_line, "only the server's output (--get-server-output) was found, no report of the client")
     rep.require_something()
     extra = {"summary": client.summary, "side": client.side, "reverse": client.reverse}
     if server is not None:
@@ -239,10 +145,134 @@ def read_iperf3(path) -> pd.DataFrame:
     if error is not None:
         extra["tool_error"] = error[1]
         warnings.warn(f"{name}, line {error[0]}: {error[1]}", ToolErrorWarning, stacklevel=2)
-    df = _frame(client.rows)
+    df = _merged_frame(client) if client.fast else _frame(client.rows)
     if "omitted" not in df:
         df["omitted"] = False
     return rep.finish(df, extra)
+
+
+@dataclass
+class _Text:
+    """Parser state of an iperf3 text file: the client's report and, after ``Server output:``, the server's."""
+
+    stamp: re.Pattern | None = None
+    client: _Section = None
+    sec: _Section = None
+    server: _Section | None = None
+    server_line: int | None = None
+    error: tuple | None = None
+
+    def __post_init__(self):
+        self.client = self.sec = _Section()
+
+
+def _text_line(st: _Text, rep: Report, i: int, line: str) -> None:
+    """Read one line (trailing blanks removed) into the parser state *st*."""
+    ts = None
+    if st.stamp is not None:
+        mt = st.stamp.match(line)
+        if mt:
+            ts, line = mt.group(0).strip(), line[mt.end():]
+    s = line.strip()
+    if not s:
+        return
+    rep.content(i, s)
+    sec = st.sec
+    if s.startswith("Server output:"):
+        # --get-server-output: the server's own report follows; kept apart from the client's
+        st.server = st.sec = _Section(side="server", reverse=st.client.reverse)
+        st.server_line = i
+        rep.ok()
+        return
+    if s.startswith("[ ID]"):
+        sec.header = s
+        sec.version += 1
+        # with -P N iperf3 prints the separator between interval groups as well: only a
+        # separator followed by the column header opens the sender/receiver summary
+        if sec.after_separator:
+            sec.in_summary = True
+        sec.after_separator = False
+        rep.ok()
+        return
+    sec.after_separator = False
+    if s.startswith("iperf3: error") or s.startswith("iperf3: interrupt"):
+        st.error = (i, s)
+        return
+    if s.startswith("Connecting to host"):
+        sec.side = "client"
+    elif s.startswith("Server listening on") or s.startswith("Accepted connection from"):
+        sec.side = "server"
+        sec.in_summary = False
+    elif s.startswith("Reverse mode"):
+        sec.reverse = True
+    if s.startswith("- - - -"):
+        sec.after_separator = True
+        rep.ok()
+        return
+    m = _CONNECTED.search(s)
+    if m:
+        local, peer = f"{m['lip']}:{m['lport']}", f"{m['rip']}:{m['rport']}"
+        sender_is_local = (sec.side == "client") != sec.reverse
+        sec.connections[m["id"]] = (local, peer) if sender_is_local else (peer, local)
+        sec.version += 1
+        sec.in_summary = False
+        rep.ok()
+        return
+    m = _REPORT.search(s)
+    if not m:
+        if _LOOKS_LIKE_REPORT.search(s) or _DAMAGED_REPORT3.match(s):
+            rep.bad(i, s)
+        return
+    row = _parse_report(m)
+    if ts is not None:
+        row["timestamp"] = ts
+    rest = m["rest"]
+    role = _ROLE.search(rest)
+    if role:
+        rest = rest[: role.start()]
+    if "(omitted)" in rest:
+        row["omitted"] = True
+        rest = rest.replace("(omitted)", "")
+    else:
+        row["omitted"] = False
+    rest = rest.strip()
+    if rest:
+        mu = _UDP_TAIL.match(rest)
+        if mu:
+            _udp_columns(row, mu)
+        else:
+            mt = _IPERF3_TCP_TAIL.match(rest)
+            if mt and mt["cwnd"] is not None:
+                row["retransmits"] = float(mt["retr"])
+                row["cwnd_bytes"] = _bytes(mt["cwnd"], mt["cu"])
+            elif mt and not mt["tail"].strip():
+                # one number: Retr (TCP) or Total Datagrams (UDP sender), as the header says
+                if _datagram_header(sec.header):
+                    row["packets"] = float(mt["retr"])
+                else:
+                    row["retransmits"] = float(mt["retr"])
+            else:
+                rep.bad(i, s)
+                return
+    conn = sec.connections.get(row["stream"])
+    if conn:
+        # --bidir: the RX streams carry data from the remote side
+        row["src"], row["dst"] = conn[::-1] if str(row.get("direction", "")).startswith("RX") else conn
+    if len(s) > 300 and _bad_numbers(row):  # the regexes take digits only: inf needs > 300 of them
+        rep.bad(i, s)
+        return
+    rep.ok()
+    if sec.in_summary or role:
+        row["role"] = role.group(1) if role else "summary"
+        sec.summary.append(_clean_summary(row))
+    else:
+        sec.rows.append(row)
+        sec.row_lines.append(i)
+
+
+def _datagram_header(header: str) -> bool:
+    """True when the column header announces a UDP sender's Total Datagrams (not TCP's Retr)."""
+    return "Datagrams" in header and "Retr" not in header
 
 
 @dataclass
@@ -257,6 +287,12 @@ class _Section:
     rows: list = field(default_factory=list)
     summary: list = field(default_factory=list)
     connections: dict = field(default_factory=dict)
+    # fast path (see _scan_fast): line numbers of ``rows``, a state version that changes
+    # with the header and the connections, and the column blocks of the regular lines
+    row_lines: list = field(default_factory=list)
+    version: int = 0
+    fast: list = field(default_factory=list)
+    streams: dict = field(default_factory=dict)
 
 
 # lines of an iperf3 report that start where the text starts, after any --timestamps prefix
@@ -292,3 +328,197 @@ def _timestamp_prefix(text: str):
         # every line carries the prefix: not a stray line with text before its report
         return pattern if sum(bool(pattern.match(ln)) for ln in head) * 2 > len(head) else None
     return None
+
+
+# --------------------------------------------------------------------------------------
+# fast path: the regular interval lines of the client's report, parsed a block at a time
+
+#: False makes :func:`read_iperf3` read every line with the line-by-line parser (tests
+#: compare both on the same files)
+_FAST_ENABLED = True
+_BLOCK_CHARS = 1 << 22
+_FN = r"\d{1,12}(?:\.\d{1,9})?"
+# one match per line: the groups of a regular interval line (TCP with Retr and Cwnd, Retr
+# alone or a UDP sender's datagrams, a UDP receiver's jitter and loss, "(omitted)"), or the
+# whole line in the last group. Digits are bounded (no inf), blanks are spaces and tabs;
+# anything else falls to the last group and is read by _text_line.
+_FAST3 = re.compile(
+    r"^(?:\[[ \t]*(\d{1,9}|SUM)\](?:\[([A-Z]{2}-[A-Z])\])?[ \t]+"
+    rf"({_FN})[ \t]*-[ \t]*({_FN})[ \t]+sec[ \t]+({_FN})[ \t]+([KMGTkmgt]?)Bytes[ \t]+"
+    rf"({_FN})[ \t]+([KMGTkmgt]?)bits/sec"
+    rf"(?:[ \t]+(\d{{1,12}})(?:[ \t]+({_FN})[ \t]+([KMGT]?)Bytes)?"
+    rf"|[ \t]+({_FN})[ \t]*ms[ \t]+(-?\d{{1,12}})[ \t]*/[ \t]*(\d{{1,12}})(?:[ \t]*\([^()\n]*%\))?)?"
+    r"[ \t]*(\(omitted\))?[ \t]*|(.*))$",
+    re.M,
+)
+_BIN_LUT = np.ones(128)
+_DEC_LUT = np.ones(128)
+for _k in BIN:
+    if _k:
+        _BIN_LUT[ord(_k)], _DEC_LUT[ord(_k)] = BIN[_k], DEC[_k]
+
+
+def _scan_fast(text: str, st: _Text, rep: Report) -> None:
+    """Read *text* block by block: the regular interval lines of the client's report (outside
+    the summary) as columns (:func:`_fast_part`), every other line by :func:`_text_line`."""
+    client = st.client
+    pos, first = 0, 1
+    while True:
+        cut = text.find("\n", pos + _BLOCK_CHARS) if pos + _BLOCK_CHARS < len(text) else -1
+        block = text[pos:] if cut < 0 else text[pos:cut]
+        tuples = _FAST3.findall(block)
+        lines = None
+        buckets: dict[int, list] = {}
+        states: dict[int, tuple] = {}
+        for k, t in enumerate(tuples):
+            if t[0]:
+                if st.sec is client and not client.in_summary:
+                    b = buckets.get(client.version)
+                    if b is None:
+                        b = buckets[client.version] = []
+                        states[client.version] = (dict(client.connections), _datagram_header(client.header))
+                    b.append(k)
+                    client.after_separator = False
+                    continue
+                if lines is None:
+                    lines = block.split("\n")
+                _text_line(st, rep, first + k, lines[k].rstrip())
+            elif t[-1]:
+                _text_line(st, rep, first + k, t[-1].rstrip())
+        for version, ks in buckets.items():
+            rep.content(first + ks[0])
+            rep.ok(len(ks))
+            client.fast.append(_fast_part(client, tuples, ks, first, *states[version]))
+        if cut < 0:
+            return
+        first += len(tuples)
+        pos = cut + 1
+
+
+def _optional(col: tuple):
+    """Floats of a tuple of digit strings ('' where absent): ``(values with NaN, present)`` or None."""
+    if "" not in col:
+        return np.array(col, dtype=np.float64), None
+    has = np.array([bool(v) for v in col])
+    if not has.any():
+        return None
+    vals = np.full(len(col), np.nan)
+    vals[has] = np.array([v for v in col if v], dtype=np.float64)
+    return vals, has
+
+
+def _unit(col: tuple, lut: np.ndarray) -> np.ndarray:
+    codes = np.frombuffer(np.array(col, dtype="U1").tobytes(), dtype=np.uint32)
+    return lut[np.minimum(codes, 127)]
+
+
+def _codes(col: tuple, table: dict) -> np.ndarray:
+    """int32 codes of strings in *table* (extended); '' is -1."""
+    uniq = list(dict.fromkeys(col))
+    if len(uniq) == 1:
+        code = table.setdefault(uniq[0], len(table)) if uniq[0] else -1
+        return np.full(len(col), code, dtype=np.int32)
+    if len(uniq) <= 16:
+        arr = np.array(col)
+        out = np.full(len(col), -1, dtype=np.int32)
+        for v in uniq:
+            if v:
+                out[arr == v] = table.setdefault(v, len(table))
+        return out
+    return np.fromiter((table.setdefault(v, len(table)) if v else -1 for v in col), np.int32, len(col))
+
+
+def _fast_part(sec: _Section, tuples: list, ks: list, first: int, conns: dict, datagrams: bool) -> dict:
+    """Columns of the regular lines *ks* of a block (see :data:`_FAST3`), as :func:`_text_line` reads them."""
+    n = len(ks)
+    (sid, dirn, t0, t1, xfer, xu, rate, ru, retr, cwnd, cu, jit, lost, tot, omit, _) = zip(*[tuples[k] for k in ks])
+    end = np.array(t1, dtype=np.float64)
+    cols = {
+        "start_s": np.array(t0, dtype=np.float64), "end_s": end, "time_s": end,
+        "bytes": np.array(xfer, dtype=np.float64) * _unit(xu, _BIN_LUT),
+        "rate_bps": np.array(rate, dtype=np.float64) * _unit(ru, _DEC_LUT),
+        "omitted": np.array([bool(v) for v in omit]) if any(omit) else np.zeros(n, dtype=bool),
+    }
+    streams = _codes(sid, sec.streams)
+    cols["stream"] = streams
+    rx = np.zeros(n, dtype=bool)
+    if any(dirn):
+        cols["direction"] = _codes(dirn, sec.streams)
+        rx = np.array([v.startswith("RX") for v in dirn])
+    if conns:
+        names = {code: s for s, code in sec.streams.items()}
+        key = streams.astype(np.int64) * 2 + rx
+        src, dst = np.full(n, -1, np.int32), np.full(n, -1, np.int32)
+        for k in np.unique(key):
+            conn = conns.get(names[k // 2])
+            if conn:
+                a, b = conn[::-1] if k % 2 else conn
+                src[key == k] = sec.streams.setdefault(a, len(sec.streams))
+                dst[key == k] = sec.streams.setdefault(b, len(sec.streams))
+        if (src >= 0).any():
+            cols["src"], cols["dst"] = src, dst
+    nan = np.full(n, np.nan)
+    r = _optional(retr)
+    if r is not None:
+        values, has = r
+        c = _optional(cwnd)
+        with_cwnd = np.zeros(n, dtype=bool) if c is None else (np.ones(n, dtype=bool) if c[1] is None else c[1])
+        single = (np.ones(n, dtype=bool) if has is None else has) & ~with_cwnd
+        if c is not None:
+            cols["cwnd_bytes"] = c[0] * _unit(cu, _BIN_LUT)
+        if datagrams:
+            cols["retransmits"] = np.where(with_cwnd, values, nan) if c is not None else None
+            cols["packets"] = np.where(single, values, nan) if single.any() else None
+        else:
+            cols["retransmits"] = values
+    u = _optional(jit)
+    if u is not None:
+        j, has = u
+        udp = np.ones(n, dtype=bool) if has is None else has
+        lost_v = _optional(lost)[0]
+        tot_v = _optional(tot)[0]
+        cols["jitter_s"] = j * 1e-3
+        cols["lost_packets"] = lost_v
+        prev = cols.get("packets")
+        cols["packets"] = tot_v if prev is None else np.where(udp, tot_v, prev)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            cols["loss"] = np.where(udp & (tot_v != 0), lost_v / tot_v, nan)
+    cols = {k: v for k, v in cols.items() if v is not None}
+    cols["_line"] = first + np.asarray(ks, dtype=np.int64)
+    return cols
+
+
+def _merged_frame(sec: _Section) -> pd.DataFrame:
+    """The frame of a report read partly by the fast path: its column blocks and its other rows, in line order."""
+    parts = list(sec.fast)
+    if sec.rows:
+        slow = {"_line": np.asarray(sec.row_lines, dtype=np.int64)}
+        for c in _CORE + _OPTIONAL:
+            vals = [r.get(c) for r in sec.rows]
+            if all(v is None for v in vals):
+                continue
+            if c in _STR_COLUMNS:
+                slow[c] = np.fromiter((-1 if v is None else sec.streams.setdefault(v, len(sec.streams)) for v in vals),
+                                      np.int32, len(vals))
+            elif c == "omitted":
+                slow[c] = np.array([bool(v) for v in vals])
+            else:
+                slow[c] = np.array([np.nan if v is None else v for v in vals], dtype=np.float64)
+        parts.append(slow)
+    names = np.empty(len(sec.streams) + 1, dtype=object)  # the last one is code -1: missing
+    for s, code in sec.streams.items():
+        names[code] = s
+    present = {c for p in parts for c in p}
+    line = np.concatenate([p["_line"] for p in parts])
+    order = None if np.all(line[1:] > line[:-1]) else np.argsort(line, kind="stable")
+    data = {}
+    for c in present - {"_line"}:
+        if c in _STR_COLUMNS:
+            v = np.concatenate([p.get(c, np.full(len(p["_line"]), -1, np.int32)) for p in parts])
+            v = names[v if order is None else v[order]]
+        else:
+            fill = (lambda m: np.zeros(m, dtype=bool)) if c == "omitted" else (lambda m: np.full(m, np.nan))
+            v = np.concatenate([p.get(c, fill(len(p["_line"]))) for p in parts])
+            v = v if order is None else v[order]
+        data[c] = v
+    return _frame_columns(data, present)
