@@ -137,7 +137,7 @@ def _answers(args) -> int:
             raise ValueError("give either --variant or --student/--salt, not both")
         seed = lab.variant_for(args.student, args.salt)
     params = None if seed is None else lab.variant(seed)
-    df = lab.answers(params, accounting=args.accounting)
+    df = lab.table(params, accounting=args.accounting)
     if seed is not None:
         df.insert(0, "id", [a.id for a in lab.ANSWERS])
     if args.csv:
@@ -155,8 +155,9 @@ def _answers(args) -> int:
     which = "" if seed is None else f", variant {seed}"
     print(f"{args.lab}: theory answers ({args.accounting} accounting{which}; values in base units)")
     if seed is not None:
-        phrases = set(getattr(lab, "ACCOUNTING_PHRASES", {}).get(args.accounting, {}))
-        fields = {k: v for k, v in lab.prompt_fields(params).items() if k not in phrases}
+        phrases = set(lab.accounting_phrases.get(args.accounting, {}))
+        fields = {k: v for k, v in (lab.prompt_fields(params, "wire") if lab.prompt_fields else {}).items()
+                  if k not in phrases}
         print("scenario: " + ", ".join(f"{k}={v}" for k, v in fields.items()))
     print(shown.to_string(index=False))
     return 0

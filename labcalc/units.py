@@ -383,10 +383,11 @@ _AMBIGUOUS_COMMA = re.compile(r"^[-+\u2212]?[1-9][0-9]{0,2},[0-9]{3}(?:[eE][-+]?
 # that pint never has to compute anything (``bit^9^9^9`` would take forever).
 _UNIT_CHARS = re.compile(r"^[A-Za-z\u00b5\u03bc%/ ]*$")
 _MAX_UNIT_CHARS = 40
-# Characters that show nothing (zero-width space and joiners, bidirectional controls,
-# soft hyphen, word joiner, byte-order mark, variation selectors...): the Unicode
-# "default ignorable" code points a copy and paste brings along. Removed before parsing.
-_INVISIBLE = re.compile(
+#: Characters that show nothing (zero-width space and joiners, bidirectional controls,
+#: soft hyphen, word joiner, byte-order mark, variation selectors...): the Unicode
+#: "default ignorable" code points a copy and paste brings along. Removed before parsing;
+#: readers of student ids use it to refuse ids that hide such a character.
+INVISIBLE = re.compile(
     "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
     "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8\U000e0000-\U000e0fff]"
 )
@@ -484,7 +485,7 @@ def normalize_text(text: str) -> str:
     """
     if text.isascii():
         return text
-    text = _INVISIBLE.sub("", unicodedata.normalize("NFKC", text))
+    text = INVISIBLE.sub("", unicodedata.normalize("NFKC", text))
     if not text.isascii():
         text = "".join(
             str(unicodedata.decimal(c)) if c.isdecimal() and not c.isascii()

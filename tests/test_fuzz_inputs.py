@@ -65,7 +65,7 @@ def test_check_returns_a_result_or_a_value_error(answer, expected, unit, sigfigs
 def _sheet_lines():
     from labcalc.grading.simulate import simulate_class
 
-    df = simulate_class(6, seed=3)
+    df = simulate_class(6, seed=3, lab="lab5")
     return df, ["student,question,answer"] + [f"{s},{q},{a}" for s, q, a in
                                               zip(df["student"], df["question"], df["answer"])]
 
@@ -79,7 +79,7 @@ def test_one_bad_cell_never_stops_the_class(row, cell):
     lines = list(SHEET_LINES)
     student, question, _ = lines[row].split(",", 2)
     lines[row] = ",".join([student, question, '"' + cell.replace('"', '""') + '"'])
-    result = grade(read_answers("\n".join(lines).encode()))
+    result = grade(read_answers("\n".join(lines).encode()), "lab5")
     # every student still gets a row of grades
     assert set(result.grades["student"]) == set(SHEET["student"])
     assert result.grades["total"].between(0, result.grades["max_total"]).all()
@@ -180,7 +180,7 @@ def test_sigfigs_is_validated(sigfigs):
     with pytest.raises(ValueError, match=f"sigfigs must be a whole number >= 1; got {sigfigs!r}"):
         check("4.69 Mbit/s", 4.69e6, unit="Mbit/s", sigfigs=sigfigs)
     with pytest.raises(ValueError, match="sigfigs must be a whole number"):
-        grade(read_answers(b"student,question,answer\nada,Q4,4.69 Mbit/s\n"), sigfigs=sigfigs)
+        grade(read_answers(b"student,question,answer\nada,Q4,4.69 Mbit/s\n"), "lab5", sigfigs=sigfigs)
 
 
 @pytest.mark.parametrize("name, value", [("rtol", math.nan), ("rtol", -0.1), ("atol", math.inf)])
@@ -200,7 +200,7 @@ def test_a_failing_answer_costs_that_answer_only(monkeypatch):
         return original(parsed, texts, *args, **kwargs)
 
     monkeypatch.setattr(batch, "grade_parsed", fails_on_boom)
-    result = grade(read_answers(b"student,question,answer\nada,Q4,4.69 Mbit/s\ncy,Q4,boom\n"))
+    result = grade(read_answers(b"student,question,answer\nada,Q4,4.69 Mbit/s\ncy,Q4,boom\n"), "lab5")
     totals = dict(zip(result.grades["student"], result.grades["total"]))
     assert totals["ada"] == pytest.approx(1.0) and totals["cy"] == 0.0
     (problem,) = result.problems

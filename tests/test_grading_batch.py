@@ -17,7 +17,7 @@ HEADER = "student,question,answer\n"
 
 
 def graded(text: str, **options):
-    return grade(read_answers(text.encode("utf-8")), **options)
+    return grade(read_answers(text.encode("utf-8")), "lab5", **options)
 
 
 def test_a_small_class():
@@ -148,7 +148,7 @@ def test_binary_junk_inside_a_csv():
     # "ÿþ": eve's answer is then an unreadable text (graded 0), not binary data
     data = (HEADER.encode() + b"ada,Q4,4.69 Mbit/s\n" + b"bob,Q4,\x00\x01\x02junk\n"
             + b"eve,Q4,\xff\xfe 5 Mbit/s\n" + b"\x1b[31mred,Q4,1 Mbit/s\n" + b"zed,Q3,1066 bytes\n")
-    res = grade(read_answers(data))
+    res = grade(read_answers(data), "lab5")
     assert sorted(res.detail.student) == ["ada", "eve", "zed"]
     assert res.detail.set_index("student").loc["eve", "diagnosis"] == "unreadable"
     assert {p.row: p.reason for p in res.problems} == {
@@ -159,7 +159,7 @@ def test_binary_junk_inside_a_csv():
     # in a UTF-8 file, bytes that are not UTF-8 make their row unreadable: skipped
     data = (HEADER.encode() + "béa,Q4,4.69 Mbit/s\n".encode() + b"eve,Q4,\xff\xfe 5 Mbit/s\n"
             + b"zed,Q3,1066 bytes\n")
-    res = grade(read_answers(data))
+    res = grade(read_answers(data), "lab5")
     assert sorted(res.detail.student) == ["béa", "zed"]
     assert [str(p) for p in res.problems] == ["row 3: contains binary data or control characters"]
     assert "UTF-8 with some invalid bytes" in res.notes[0]
@@ -169,13 +169,13 @@ def test_one_row_of_control_characters_never_refuses_the_class():
     # CR-only line endings (old Mac spreadsheets): the header is the first CR line, so
     # one answer with an escape sequence is that row's problem, not the file's
     data = b"student,question,answer\rbob,Q4,4.69 Mbit/s\rada,Q4,\x1b[31m\rcarl,Q4,4.69 Mbit/s\r"
-    res = grade(read_answers(data))
+    res = grade(read_answers(data), "lab5")
     assert sorted(res.detail.student) == ["bob", "carl"]
     assert {p.row: p.reason for p in res.problems} == {3: "contains binary data or control characters"}
     # one huge cell of control characters: only its row is skipped
     data = (HEADER.encode() + b"bob,Q4,4.69 Mbit/s\nada,Q4,\"" + b"\x01" * 30000
             + b"\"\ncarl,Q4,4.69 Mbit/s\n")
-    res = grade(read_answers(data))
+    res = grade(read_answers(data), "lab5")
     assert sorted(res.detail.student) == ["bob", "carl"]
     assert [p.row for p in res.problems] == [3]
     # a binary file (control bytes on most lines) is still refused as a whole
@@ -237,7 +237,7 @@ def _with_answer(answer: str, after=()) -> bytes:
 def test_a_quoted_answer_never_becomes_rows(answer):
     # a properly quoted answer with line breaks is one field: its row is skipped, and
     # nothing inside it is read as a row (it would replace other students' answers)
-    res = grade(read_answers(_with_answer(answer, [["eve", "Q4", "4.69 Mbit/s"]])))
+    res = grade(read_answers(_with_answer(answer, [["eve", "Q4", "4.69 Mbit/s"]])), "lab5")
     assert res.grades.set_index("student").loc["bob", ["Q3", "Q4", "Q9"]].tolist() == [1.0, 1.0, 0.0]
     assert sorted(res.detail.student) == ["bob", "bob", "eve"]
     assert [p.row for p in res.problems] == [4]
@@ -251,7 +251,7 @@ def test_rows_read_again_after_an_unclosed_quote_never_replace_earlier_answers()
             "bob,Q9,4.85 Mbit/s\ncid,Q3,1066 bytes\ncid,Q3,1000 bytes\n")
     sheet = read_answers(data.encode())
     assert sheet.reread == ((5, 4),) and len(sheet.answers) == 6
-    res = grade(sheet)
+    res = grade(sheet, "lab5")
     g = res.grades.set_index("student")
     # bob's clean Q4 stays; his Q9, read again but replacing nothing, is graded; among
     # rows read again the last answer wins, as usual
@@ -268,7 +268,7 @@ def test_rows_read_again_after_an_unclosed_quote_never_replace_earlier_answers()
 
 def test_encodings_and_line_endings():
     data = "\ufeffStudent, Question ,ANSWER\r\nada,q4,4.69 Mbit/s\r\nbéa,Q4,4\u00a0690 kbps\r\n".encode()
-    res = grade(read_answers(data))
+    res = grade(read_answers(data), "lab5")
     assert sorted(res.detail.student) == ["ada", "béa"] and res.detail.correct.all()
 
 
@@ -333,7 +333,7 @@ def test_report_escapes_everything_from_students(tmp_path):
 
 
 def test_report_has_statistics_and_feedback():
-    res = grade(simulate_class(12, seed=4))
+    res = grade(simulate_class(12, seed=4, lab="lab5"), "lab5")
     page = res.report_html(title="Lab 5 <2025>")
     assert "<title>Lab 5 &lt;2025&gt;</title>" in page
     assert "Questions" in page and "most frequent slip" in page and "Feedback per student" in page
@@ -344,9 +344,9 @@ def test_report_has_statistics_and_feedback():
 # -- the synthetic class and consistency with check -----------------------------------
 
 def test_simulated_class_is_deterministic_and_realistic():
-    a = simulate_class(40, seed=9)
-    assert a.equals(simulate_class(40, seed=9)) and not a.equals(simulate_class(40, seed=10))
-    res = grade(a)
+    a = simulate_class(40, seed=9, lab="lab5")
+    assert a.equals(simulate_class(40, seed=9, lab="lab5")) and not a.equals(simulate_class(40, seed=10, lab="lab5"))
+    res = grade(a, "lab5")
     assert len(res.grades) == 40 and res.problems == ()
     assert 60 < res.grades.percent.mean() < 95
     seen = set(res.detail.diagnosis.dropna())
@@ -356,10 +356,10 @@ def test_simulated_class_is_deterministic_and_realistic():
 
 
 def test_batch_agrees_with_check_answer():
-    df = simulate_class(6, seed=21)
-    res = grade(df)
+    df = simulate_class(6, seed=21, lab="lab5")
+    res = grade(df, "lab5")
     for r in res.detail.itertuples():
-        one = grading.check_answer(r.question, r.answer, seed=int(r.variant))
+        one = grading.check_answer(r.question, r.answer, seed=int(r.variant), lab="lab5")
         assert (one.correct, one.score, one.diagnosis, one.message) == (
             r.correct, r.score, r.diagnosis, r.message), (r.question, r.answer)
 
@@ -367,24 +367,24 @@ def test_batch_agrees_with_check_answer():
 def test_grade_accepts_a_frame_and_reports_its_rows():
     df = pd.DataFrame({"Student": ["ada", "bob", None], "Question": ["Q4", "Q4", "Q4"],
                        "Answer": ["4.69 Mbit/s", np.nan, "1 Mbit/s"]})
-    res = grade(df)
+    res = grade(df, "lab5")
     assert res.detail.student.tolist() == ["ada", "bob"]
     assert res.detail.diagnosis.tolist() == [None, "empty"]
     assert [str(p) for p in res.problems] == ["row 4: no student id"]
     with pytest.raises(AnswerFileError, match="question"):
-        grade(pd.DataFrame({"student": ["a"], "answer": ["1"]}))
+        grade(pd.DataFrame({"student": ["a"], "answer": ["1"]}), "lab5")
 
 
 def test_grade_file_from_path(tmp_path):
     path = tmp_path / "answers.csv"
     path.write_text(HEADER + "ada,Q3,1066 bytes\n", encoding="utf-8")
-    assert grade_file(path).grades.total.tolist() == [1.0]
+    assert grade_file(path, "lab5").grades.total.tolist() == [1.0]
     assert os.path.getsize(path) < 100
 
 
 def test_diagnosis_names_the_slip_the_synthetic_students_made():
-    df = simulate_class(120, seed=8, with_mistakes=True)
-    res = grade(df.drop(columns="mistake"))
+    df = simulate_class(120, seed=8, with_mistakes=True, lab="lab5")
+    res = grade(df.drop(columns="mistake"), "lab5")
     m = df.merge(res.detail[["student", "question", "diagnosis", "correct"]], on=["student", "question"])
     slips = set(grading.SLIPS) - {"rounding"}
     made = m[m.mistake.isin(slips) & ~m.correct]
@@ -433,7 +433,7 @@ def test_cp1252_file_with_accented_names():
     # UTF-8 stays UTF-8, without a note
     sheet = read_answers(text.encode("utf-8"))
     assert sheet.notes == () and "José" in set(sheet.answers.student)
-    res = grade(read_answers(text.encode("cp1252")))
+    res = grade(read_answers(text.encode("cp1252")), "lab5")
     assert res.notes == sheet.notes or "cp1252" in res.notes[0]
 
 
@@ -446,7 +446,7 @@ def test_cp1252_file_with_accented_names():
     (b"\xef\xbb\xbf\r\n,,\r\nstudent;question;answer\r\nada;Q4;4.69 Mbit/s\r\nbob;Q3;1066 bytes\r\n", "';'"),
 ])
 def test_delimiters_sep_line_and_leading_blank_lines(data, note):
-    res = grade(read_answers(data))
+    res = grade(read_answers(data), "lab5")
     assert res.problems == ()
     assert sorted(res.detail.student) == ["ada", "bob"] and res.detail.correct.all()
     if note:
@@ -484,29 +484,29 @@ def test_frame_with_a_float_variant_column():
                        "answer": [f"{key3.value('Q4') / 1e6:.5f} Mbit/s", "4.69 Mbit/s", "1066 bytes"],
                        "variant": [3, np.nan, 0]})
     assert df.variant.dtype == float
-    res = grade(df)  # 3.0 is variant 3; NaN is "no variant" (no salt to derive it)
+    res = grade(df, "lab5")  # 3.0 is variant 3; NaN is "no variant" (no salt to derive it)
     assert res.detail.set_index("student").variant.to_dict() == {"ada": 3, "cid": 0}
     assert res.detail.correct.all()
     assert [p.row for p in res.problems] == [3] and "no variant" in res.problems[0].reason
-    res = grade(df, salt="course")  # NaN: derived from the salt; 3 and 0 are checked
+    res = grade(df, "lab5", salt="course")  # NaN: derived from the salt; 3 and 0 are checked
     assert "bob" in set(res.detail.student)
     assert res.detail.set_index("student").loc["bob", "variant"] == lab5.variant_for("bob", "course")
     # a seed too large for a float column is refused, not silently changed
     big = pd.DataFrame({"student": ["ada", "bob"], "question": ["Q4", "Q4"], "answer": ["1 Mbit/s"] * 2,
                         "variant": [1526825638187099109, np.nan]})
-    res = grade(big)
+    res = grade(big, "lab5")
     assert "has lost digits" in {p.row: p.reason for p in res.problems}[2]
     # nullable integers keep every digit
     big["variant"] = pd.array([1526825638187099109, None], dtype="Int64")
-    res = grade(big, salt=None)
+    res = grade(big, "lab5", salt=None)
     assert res.detail.variant.tolist() == [1526825638187099109]
 
 
 def test_numbers_in_a_frame_read_as_unit_less_text():
     df = pd.DataFrame({"student": ["ada", "bob", "cid", "dan"], "question": ["Q3", "Q3", "Q13.7", "Q19"],
                        "answer": [1066, 1066.0, 0.0619, 1.2247]})
-    res = grade(df).detail.set_index("student")
-    text = grade(pd.DataFrame({"student": ["ada"], "question": ["Q3"], "answer": ["1066"]})).detail
+    res = grade(df, "lab5").detail.set_index("student")
+    text = grade(pd.DataFrame({"student": ["ada"], "question": ["Q3"], "answer": ["1066"]}), "lab5").detail
     assert res.loc["ada", "diagnosis"] == res.loc["bob", "diagnosis"] == "missing_unit"
     assert res.loc["ada", "message"] == res.loc["bob", "message"] == text.message.iloc[0]
     assert res.loc["cid", "correct"] and res.loc["dan", "correct"]
@@ -527,7 +527,7 @@ def test_report_says_how_many_problems_it_lists(monkeypatch):
     res = graded(HEADER + "".join(f"s{i},Q99,1\n" for i in range(5)) + "ada,Q4,4.69 Mbit/s\n")
     page = res.report_html()
     assert "Skipped rows (5; the first 2 are listed)" in page and "3 more, not listed" in page
-    res = grade(simulate_class(2, seed=1))
+    res = grade(simulate_class(2, seed=1, lab="lab5"), "lab5")
     assert "each variant has its own" in res.report_html()
 
 
@@ -555,22 +555,22 @@ def test_many_unclosed_quotes_cost_little():
 
 def test_a_variant_column_without_salt_is_noted():
     data = b"student,question,answer,variant\nada,Q4,4.69 Mbit/s,0\n"
-    res = grade(read_answers(data))
+    res = grade(read_answers(data), "lab5")
     assert res.notes == ("variants taken from the 'variant' column, not checked; pass the course salt "
                          "(--salt, or salt=) to derive and check them",)
     assert "variants taken from the &#x27;variant&#x27; column" in res.report_html()
-    assert grade(read_answers(data), salt="s").notes[-1] == "the variant column was checked against the course salt"
-    assert grade(read_answers(b"student,question,answer\nada,Q4,4.69 Mbit/s\n")).notes == ()
+    assert grade(read_answers(data), "lab5", salt="s").notes[-1] == "the variant column was checked against the course salt"
+    assert grade(read_answers(b"student,question,answer\nada,Q4,4.69 Mbit/s\n"), "lab5").notes == ()
 
 
 def test_batch_refuses_negatives_and_zero_slips_like_check():
     answers = {"Q13.3": "-0.1 %", "Q4": "-4.69 Mbit/s", "Q3": "0 bytes", "Q44.1": "0 ms",
                "Q13.7": "0 %", "Q29": "0.3 ms", "Q9": "10\u2076 bit/s", "Q13.8": "6.2 %%"}
     data = "student,question,answer\n" + "".join(f"ada,{q},{a}\n" for q, a in answers.items())
-    res = grade(read_answers(data.encode()))
+    res = grade(read_answers(data.encode()), "lab5")
     by = res.detail.set_index("question")
     for q, a in answers.items():
-        r = grading.check_answer(q, a)
+        r = grading.check_answer(q, a, lab="lab5")
         assert (by.loc[q, "score"], by.loc[q, "diagnosis"], by.loc[q, "message"]) == (
             r.score, r.diagnosis, r.message), q
     assert by.loc["Q13.3", "diagnosis"] == "negative" and by.loc["Q29", "diagnosis"] == "kilo_mega"

@@ -8,7 +8,7 @@ from labcalc.grading import simulate_class
 
 def test_grade_writes_grades_report_and_feedback(tmp_path, capsys):
     answers = tmp_path / "answers.csv"
-    simulate_class(8, seed=1).to_csv(answers, index=False)
+    simulate_class(8, seed=1, lab="lab5").to_csv(answers, index=False)
     with open(answers, "a", encoding="utf-8") as fh:
         fh.write("zed,0,Q99,1 Mbit/s\n=evil,0,Q4,4.69 Mbit/s\n")
     out = tmp_path / "grades.csv"
@@ -29,7 +29,7 @@ def test_grade_writes_grades_report_and_feedback(tmp_path, capsys):
 
 def test_grade_with_salt(tmp_path, capsys):
     answers = tmp_path / "answers.csv"
-    simulate_class(3, seed=2, salt="s").drop(columns="variant").to_csv(answers, index=False)
+    simulate_class(3, seed=2, salt="s", lab="lab5").drop(columns="variant").to_csv(answers, index=False)
     assert main(["grade", "lab5", str(answers), "-o", str(tmp_path / "g.csv"), "--salt", "s"]) == 0
     with_salt = capsys.readouterr().out
     assert main(["grade", "lab5", str(answers), "-o", str(tmp_path / "g2.csv")]) == 0
@@ -107,7 +107,7 @@ def test_cli_output_into_a_closed_pipe_is_quiet():
 
 def test_grade_without_salt_says_the_variant_column_is_trusted(tmp_path, capsys):
     answers = tmp_path / "answers.csv"
-    simulate_class(3, seed=2, salt="s").to_csv(answers, index=False)
+    simulate_class(3, seed=2, salt="s", lab="lab5").to_csv(answers, index=False)
     assert main(["grade", "lab5", str(answers), "-o", str(tmp_path / "g.csv"),
                  "--report", str(tmp_path / "r.html")]) == 0
     out = capsys.readouterr().out

@@ -142,18 +142,35 @@ def test_precompute_gives_the_one_by_one_answers():
     # answers of one-by-one computation, for every answer and both accountings
     ps = [lab5.variant(s) for s in range(100, 130)]
     with lab5.precompute(ps, ("wire", "tc")):
-        prepared = len(lab5._PREPARED)
+        prepared = len(lab5.LAB.store.prepared)
         together = {acc: np.array([lab5.answer_values(p, acc) for p in ps]) for acc in ("wire", "tc")}
     # 29 variants (the first is computed alone to find what is needed) x 17 solves:
     # per accounting 3 UDP splits, the collapse, B1, max-min of UDP and of TCP on
     # Figure 2; once (rates, in wire) proportional on Figure 2, both on Figure 3
     assert prepared == 29 * 17
-    assert not lab5._PREPARED  # emptied on leaving
-    for comp in (lab5._udp_split, lab5._collapse, lab5._b1, lab5._fair52, lab5._lab53):
+    assert not lab5.LAB.store.prepared  # emptied on leaving
+    from labcalc.labs.lab5 import networks
+
+    for comp in (networks.solve_udp_split, networks.solve_collapse, networks.solve_b1,
+                 networks.solve_fair52, networks.solve_lab53):
         comp.cache_clear()
     for acc in ("wire", "tc"):
         alone = np.array([lab5.answer_values(p, acc) for p in ps])
         np.testing.assert_allclose(together[acc], alone, rtol=1e-9, atol=0, err_msg=acc)
+
+
+def test_precompute_keeps_its_results_in_the_lab_store_only():
+    # no module-global state: the prepared results live in the store the lab owns,
+    # and the lab's own precompute is the module's
+    ps = [lab5.variant(s) for s in (201, 202, 203)]
+    with lab5.LAB.precompute(ps, ("wire",)):
+        keys = list(lab5.LAB.store.prepared)
+        # variants 202 and 203 x the 10 wire solves: 3 UDP splits, the collapse, B1,
+        # max-min of UDP and TCP and proportional on Figure 2, both on Figure 3
+        assert len(keys) == 2 * 10
+        assert {p for _, p, _ in keys} == set(ps[1:])
+        assert lab5.LAB.answer_values(ps[2]).tolist() == lab5.answer_values(ps[2]).tolist()
+    assert lab5.LAB.store.prepared == {} and lab5.LAB.store.recording is None
 
 
 def test_precompute_of_nothing_and_of_one():

@@ -17,7 +17,7 @@ Examples
 >>> r = grading.check("586 kB/s", 4_690_431.5, unit="Mbit/s")
 >>> r.correct, r.diagnosis
 (True, None)
->>> grading.check_answer("Q4", "5 Mbit/s").diagnosis
+>>> grading.check_answer("Q4", "5 Mbit/s", lab="lab5").diagnosis
 'header_overhead'
 """
 

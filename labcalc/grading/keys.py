@@ -1,9 +1,11 @@
 """Answer keys: the expected answers of one lab variant, with the values of the slips.
 
-A key is computed once per (lab, seed, accounting) through the lab module
-(``lab5.answers(lab5.variant(seed))``) and cached for the session, so grading a class
-computes each variant's key once; :func:`answer_keys` computes many at once, in
-worker processes when there are many.
+A key is computed once per (lab, seed, accounting) through the lab
+(:class:`labcalc.labs.Lab`: ``lab.answer_values(lab.variant(seed))``) and cached for the
+session, so grading a class computes each variant's key once; :func:`answer_keys`
+computes many at once, in worker processes when there are many. Every function takes
+the lab explicitly, as a :class:`~labcalc.labs.Lab` or as a name of
+:data:`labcalc.labs.LABS`; there is no default lab.
 
 Examples
 --------
@@ -53,7 +55,7 @@ def _label(answer, params, accounting: str) -> str:
 
 @dataclass(frozen=True, eq=False)
 class AnswerKey:
-    """The expected answers of one variant of a lab, in the order of ``lab.ANSWERS``.
+    """The expected answers of one variant of a lab, in the order of ``lab.answers``.
 
     Attributes
     ----------
@@ -155,8 +157,7 @@ class AnswerKey:
 
         q = str(question).strip()
         q = "Q" + q[1:] if q[:1] == "q" else q
-        module = get_lab(self.lab)
-        return [(a.id, _label(a, self.params, self.accounting)) for a in module.ANSWERS
+        return [(a.id, _label(a, self.params, self.accounting)) for a in get_lab(self.lab).answers
                 if a.id.startswith(q + ".") and a.id != q]
 
     def value(self, answer_id: str) -> float:
@@ -200,13 +201,13 @@ def _other_accounting(accounting: str) -> str:
     return other_accounting(accounting)
 
 
-def answer_key(lab: str = "lab5", seed: int = 0, accounting: str = "wire") -> AnswerKey:
+def answer_key(lab, seed: int = 0, accounting: str = "wire") -> AnswerKey:
     """The answer key of variant ``seed`` of ``lab`` (cached).
 
     Parameters
     ----------
-    lab : str, default "lab5"
-        A lab of :mod:`labcalc.labs`.
+    lab : Lab or str
+        A :class:`labcalc.labs.Lab`, or the name of one (see :func:`labcalc.labs.get_lab`).
     seed : int, default 0
         Variant seed; 0 is the handout's scenario (see ``lab.variant``).
     accounting : {"wire", "tc", "frame", "ip"}, default "wire"
@@ -242,7 +243,10 @@ def answer_key(lab: str = "lab5", seed: int = 0, accounting: str = "wire") -> An
     ...
     ValueError: seed must be a whole number between 0 and 2**63 - 1; got '3'
     """
-    key = _CACHE.get((lab, seed, accounting))
+    from labcalc.labs import get_lab
+
+    lab = get_lab(lab)
+    key = _CACHE.get((lab.name, seed, accounting))
     if key is None:
         key = _remember(_build_key(lab, seed, accounting))
     return key
@@ -271,17 +275,16 @@ def clear_key_cache() -> None:
     _CACHE.clear()
 
 
-def _build_key(lab: str, seed: int, accounting: str) -> AnswerKey:
+def _build_key(lab, seed: int, accounting: str) -> AnswerKey:
+    """The key of one variant of ``lab`` (a Lab), computed (not cached)."""
     from labcalc.framing import ACCOUNTINGS
-    from labcalc.labs import get_lab
 
-    module = get_lab(lab)
     if accounting not in ACCOUNTINGS:
         raise ValueError(f"accounting must be one of {', '.join(ACCOUNTINGS)}; got {accounting!r}")
-    params = module.variant(seed)
-    answers = module.ANSWERS
-    values = np.array(module.answer_values(params, accounting), dtype=float)
-    others = {acc: np.array(module.answer_values(params, acc), dtype=float)
+    params = lab.variant(seed)
+    answers = lab.answers
+    values = np.array(lab.answer_values(params, accounting), dtype=float)
+    others = {acc: np.array(lab.answer_values(params, acc), dtype=float)
               for acc in other_accountings(accounting)}
     other = others[_other_accounting(accounting)]
     n = len(answers)
@@ -320,7 +323,7 @@ def _build_key(lab: str, seed: int, accounting: str) -> AnswerKey:
     for arr in arrays.values():
         arr.setflags(write=False)
     return AnswerKey(
-        lab=lab, seed=int(seed), accounting=accounting, params=params,
+        lab=lab.name, seed=int(seed), accounting=accounting, params=params,
         ids=tuple(a.id for a in answers), units=tuple(a.unit for a in answers),
         display_units=tuple(a.display_unit for a in answers), alternatives=alternatives,
         other_values=other_values, **arrays,
@@ -392,11 +395,14 @@ def _quiet_computation():
             put(n)
 
 
-def _compute_keys(lab: str, seeds: list[int], accounting: str) -> list[AnswerKey | tuple[int, str]]:
-    """Keys of ``seeds``; a seed whose key cannot be computed gives (seed, reason)."""
+def _compute_keys(lab, seeds: list[int], accounting: str) -> list[AnswerKey | tuple[int, str]]:
+    """Keys of ``seeds``; a seed whose key cannot be computed gives (seed, reason).
+
+    ``lab`` is a Lab, or its registry name (what worker processes receive).
+    """
     from labcalc.labs import get_lab
 
-    module = get_lab(lab)
+    lab = get_lab(lab)
     out: list[AnswerKey | tuple[int, str]] = []
     with _quiet_computation():
         for start in range(0, len(seeds), _BLOCK):
@@ -406,13 +412,10 @@ def _compute_keys(lab: str, seeds: list[int], accounting: str) -> list[AnswerKey
             params = []
             for s in block:
                 try:
-                    params.append(module.variant(s))
+                    params.append(lab.variant(s))
                 except (ValueError, ArithmeticError):
                     pass  # reported by _build_key below
-            prepare = getattr(module, "precompute", None)  # optional in a lab module
-            together = (prepare(params, (accounting, *other_accountings(accounting)))
-                        if prepare is not None else contextlib.nullcontext())
-            with together:
+            with lab.precompute(params, (accounting, *other_accountings(accounting))):
                 for s in block:
                     try:
                         out.append(_build_key(lab, s, accounting))
@@ -431,16 +434,18 @@ _BLOCK = 2000
 PARALLEL_THRESHOLD = 8000
 
 
-def answer_keys(lab: str = "lab5", seeds: Iterable[int] = (0,), accounting: str = "wire",
+def answer_keys(lab, seeds: Iterable[int] = (0,), accounting: str = "wire",
                 jobs: int | None = None, errors: dict[int, str] | None = None) -> dict[int, AnswerKey]:
     """The answer keys of many variants, computing the missing ones in parallel.
 
     Parameters
     ----------
-    lab, accounting
+    lab : Lab or str
         As in :func:`answer_key`.
     seeds : iterable of int
         Variant seeds (duplicates are fine).
+    accounting : str, default "wire"
+        As in :func:`answer_key`.
     jobs : int, optional
         Worker processes for the keys not yet cached: ``None`` uses all CPUs but one
         when at least :data:`PARALLEL_THRESHOLD` keys are missing on a machine with at
@@ -476,11 +481,13 @@ def answer_keys(lab: str = "lab5", seeds: Iterable[int] = (0,), accounting: str 
     wanted = sorted({int(s) for s in seeds})
     from labcalc.labs import get_lab
 
-    module = get_lab(lab)
+    lab = get_lab(lab)
     for s in wanted:
-        module.variant(s)  # validates the seed (and caches the parameters)
-    missing = [s for s in wanted if (lab, s, accounting) not in _CACHE]
+        lab.variant(s)  # validates the seed (and caches the parameters)
+    missing = [s for s in wanted if (lab.name, s, accounting) not in _CACHE]
     workers = _workers(jobs, len(missing))
+    if workers > 1 and not _registered(lab):
+        workers = 1  # a lab outside the registry cannot be named to a worker process
     if missing and workers > 1:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
@@ -489,7 +496,7 @@ def answer_keys(lab: str = "lab5", seeds: Iterable[int] = (0,), accounting: str 
         context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
         chunks = [missing[i::workers] for i in range(workers)]
         with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-            results = [r for chunk in pool.map(_compute_keys, [lab] * len(chunks), chunks,
+            results = [r for chunk in pool.map(_compute_keys, [lab.name] * len(chunks), chunks,
                                                [accounting] * len(chunks)) for r in chunk]
     else:
         results = _compute_keys(lab, missing, accounting) if missing else []
@@ -501,10 +508,20 @@ def answer_keys(lab: str = "lab5", seeds: Iterable[int] = (0,), accounting: str 
             failed[r[0]] = r[1]
     if failed and errors is None:
         seed, reason = next(iter(sorted(failed.items())))
-        raise ValueError(f"answer key of {lab} variant {seed} cannot be computed ({reason})")
+        raise ValueError(f"answer key of {lab.name} variant {seed} cannot be computed ({reason})")
     if errors is not None:
         errors.update(failed)
     return {s: answer_key(lab, s, accounting) for s in wanted if s not in failed}
+
+
+def _registered(lab) -> bool:
+    """Whether a worker process finds ``lab`` by its name in the registry."""
+    from labcalc.labs import get_lab
+
+    try:
+        return get_lab(lab.name) is lab
+    except ValueError:
+        return False
 
 
 def _workers(jobs: int | None, n_missing: int) -> int:
@@ -520,7 +537,7 @@ def _workers(jobs: int | None, n_missing: int) -> int:
     return max(1, min(cpus - 1, 8, n_missing // _BLOCK))
 
 
-def check_answer(answer_id: str, answer, *, lab: str = "lab5", seed: int = 0,
+def check_answer(answer_id: str, answer, *, lab, seed: int = 0,
                  accounting: str = "wire", sigfigs: int | None = None,
                  credit: Mapping[str, float] | None = None) -> CheckResult:
     """Check one answer against a lab's answer key, with every slip the key knows.
@@ -535,7 +552,9 @@ def check_answer(answer_id: str, answer, *, lab: str = "lab5", seed: int = 0,
         rate, a size or a time needs its unit (``"4.69 Mbit/s"``), and a share
         without its % sign is a fraction (``"0.062"`` is 6.2 %), exactly as
         :func:`labcalc.grading.grade` reads it.
-    lab, seed, accounting
+    lab : Lab or str
+        The lab (see :func:`answer_key`); no default.
+    seed, accounting
         Which answer key (see :func:`answer_key`).
     sigfigs, credit
         As in :func:`labcalc.grading.check`.
@@ -552,11 +571,11 @@ def check_answer(answer_id: str, answer, *, lab: str = "lab5", seed: int = 0,
 
     Examples
     --------
-    >>> check_answer("Q13.6", "3.75 Mbit/s").correct
+    >>> check_answer("Q13.6", "3.75 Mbit/s", lab="lab5").correct
     True
-    >>> print(check_answer("Q4", "5 Mbit/s").message)
+    >>> print(check_answer("Q4", "5 Mbit/s", lab="lab5").message)
     Partly right (50 % of the points): '5 Mbit/s' is off by exactly the frame efficiency (0.938 = payload bytes / frame bytes): count the header bytes of every frame.
-    >>> r = check_answer("Q4", "4798 kbit/s")
+    >>> r = check_answer("Q4", "4798 kbit/s", lab="lab5")
     >>> r.diagnosis, r.score
     ('wire_vs_shaper', 0.75)
     >>> print(r.message)

@@ -9,10 +9,10 @@ arguments always give the same class.
 
 Examples
 --------
->>> df = simulate_class(3, seed=1)
+>>> df = simulate_class(3, lab="lab5", seed=1)
 >>> list(df.columns), len(df)
 (['student', 'variant', 'question', 'answer'], 165)
->>> df.equals(simulate_class(3, seed=1))
+>>> df.equals(simulate_class(3, lab="lab5", seed=1))
 True
 """
 
@@ -101,7 +101,7 @@ def _wrong(rng, kind, value, base, display, key, i):
     return None
 
 
-def simulate_class(n_students: int = 200, *, lab: str = "lab5", seed: int = 0,
+def simulate_class(n_students: int = 200, *, lab, seed: int = 0,
                    salt: str = "demo-course", answers_per_student: int | None = None,
                    skill: tuple[float, float] = (5.0, 2.0), accounting: str = "wire",
                    mistakes: Mapping[str, float] | None = None, jobs: int | None = None,
@@ -112,7 +112,9 @@ def simulate_class(n_students: int = 200, *, lab: str = "lab5", seed: int = 0,
     ----------
     n_students : int, default 200
         Students ``s0001``, ``s0002``...
-    lab : str, default "lab5"
+    lab : Lab or str
+        The lab whose questions the class answers (a :class:`labcalc.labs.Lab` or its
+        name); no default.
     seed : int, default 0
         Seed of the generator that draws skills, mistakes and spellings.
     salt : str, default "demo-course"
@@ -139,7 +141,7 @@ def simulate_class(n_students: int = 200, *, lab: str = "lab5", seed: int = 0,
 
     Examples
     --------
-    >>> df = simulate_class(2, seed=3, answers_per_student=4)
+    >>> df = simulate_class(2, lab="lab5", seed=3, answers_per_student=4)
     >>> df.groupby("student").size().tolist()
     [4, 4]
     """
@@ -150,18 +152,18 @@ def simulate_class(n_students: int = 200, *, lab: str = "lab5", seed: int = 0,
 
     if isinstance(n_students, bool) or not isinstance(n_students, int) or n_students < 0:
         raise ValueError(f"n_students must be a whole number >= 0; got {n_students!r}")
-    module = get_lab(lab)
+    lab = get_lab(lab)
     weights = dict(MISTAKE_WEIGHTS)
     weights.update(mistakes or {})
     kinds = list(weights)
     rng = random.Random(seed)
-    n_answers = len(module.ANSWERS)
+    n_answers = len(lab.answers)
     k = n_answers if answers_per_student is None else int(answers_per_student)
     if not 0 <= k <= n_answers:
         raise ValueError(f"answers_per_student must be between 0 and {n_answers}; got {answers_per_student!r}")
     rows = []
     students = [f"s{s:04d}" for s in range(1, n_students + 1)]
-    variants = [module.variant_for(student, salt) for student in students]
+    variants = [lab.variant_for(student, salt) for student in students]
     keys = answer_keys(lab, variants, accounting, jobs=jobs)
     for student, variant in zip(students, variants):
         key = keys[variant]

@@ -1,26 +1,44 @@
-"""One module per lab handout: its scenarios and every question as a function.
+"""One package per lab handout, each exposing a :class:`~labcalc.labs._framework.Lab` as ``LAB``.
 
-- :mod:`labcalc.labs.lab5` -- congestion control, TCP and UDP (Mininet), questions Q1-Q53.
+- :mod:`labcalc.labs.lab5` -- congestion control, TCP and UDP (Mininet), questions Q3-Q44.
+
+Adding a lab is one package (``labcalc/labs/labN/`` whose ``__init__`` builds ``LAB``
+from its answers, default parameters and ``variant``; see :mod:`labcalc.labs._framework`)
+plus one line in :data:`LABS`. Grading, the command line and the quiz export find it
+through :func:`get_lab`.
 
 Examples
 --------
 >>> from labcalc.labs import get_lab
->>> get_lab("lab5").__name__
-'labcalc.labs.lab5'
+>>> get_lab("lab5").name
+'lab5'
 """
 
 from __future__ import annotations
 
 import importlib
 
-__all__ = ["LABS", "get_lab"]
+from labcalc.labs._framework import Lab
 
-#: Lab modules known to the command line (``labcalc answers NAME``).
-LABS = ("lab5",)
+__all__ = ["LABS", "Lab", "get_lab"]
+
+#: The registry: lab name -> module whose ``LAB`` attribute is the lab (imported when asked).
+LABS: dict[str, str] = {
+    "lab5": "labcalc.labs.lab5",
+}
 
 
-def get_lab(name: str):
-    """Import and return the module of lab ``name``.
+def get_lab(lab) -> Lab:
+    """The :class:`Lab` of name ``lab`` (a :class:`Lab` is returned as it is).
+
+    Parameters
+    ----------
+    lab : str or Lab
+        A name of :data:`LABS`, or a lab object.
+
+    Returns
+    -------
+    Lab
 
     Raises
     ------
@@ -29,11 +47,19 @@ def get_lab(name: str):
 
     Examples
     --------
+    >>> get_lab("lab5").answer("Q4").unit
+    'bit/s'
     >>> get_lab("lab9")
     Traceback (most recent call last):
     ...
     ValueError: lab must be one of lab5; got 'lab9'
     """
-    if name not in LABS:
-        raise ValueError(f"lab must be one of {', '.join(LABS)}; got {name!r}")
-    return importlib.import_module(f"{__name__}.{name}")
+    if isinstance(lab, Lab):
+        return lab
+    if not isinstance(lab, str) or lab not in LABS:
+        raise ValueError(f"lab must be one of {', '.join(LABS)}; got {lab!r}")
+    module = importlib.import_module(LABS[lab])
+    found = getattr(module, "LAB", None)
+    if not isinstance(found, Lab):
+        raise ValueError(f"lab {lab!r}: module {LABS[lab]} has no LAB (a labcalc.labs._framework.Lab)")
+    return found

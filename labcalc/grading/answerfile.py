@@ -1,0 +1,723 @@
+"""Reading a class's answers file (untrusted CSV) into an :class:`AnswerSheet`.
+
+The answers file has one row per answer, with columns ``student``, ``question``,
+``answer`` and optionally ``variant`` (the seed of the student's numbers); other
+columns are ignored. The file comes from students, so:
+
+- it is never evaluated; answers are kept as text for :func:`labcalc.grading.parse_answer`;
+- it is read by the one text-input policy of :mod:`labcalc._textio` (size limit checked
+  before reading, byte-order mark removed, UTF-8 with a reported cp1252/latin-1
+  fallback, NUL bytes kept for the row check to refuse), plus what only answer files
+  need: binary files named by their signature, UTF-8 with a few broken bytes
+  recognised as such (those rows skipped);
+- a malformed row (wrong number of fields, binary data, an over-long cell, a bad
+  variant, a quote never closed...) is reported with its row number and reason, and
+  skipped; it never stops the reading;
+- commas, semicolons, tabs or ``|`` between the columns, an Excel ``sep=;`` first line
+  and blank lines before the header are accepted; what was assumed is listed in ``notes``.
+
+Examples
+--------
+>>> sheet = read_answers(b"student,question,answer\\nada,q4,4.69 Mbit/s\\nbob,Q9,\\x00\\x01\\n")
+>>> sheet.answers["question"].tolist(), [str(p) for p in sheet.problems]
+(['Q4'], ['row 3: contains binary data or control characters'])
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+
+import numpy as np
+
+from labcalc._textio import (
+    DELIMITERS, SEP_LINE, TextInputError, column_name, decode, read_bytes, sniff_delimiter,
+)
+from labcalc.labs._framework import MAX_SEED
+from labcalc.units import INVISIBLE, normalize_text
+
+__all__ = [
+    "AnswerFileError",
+    "Problem",
+    "AnswerSheet",
+    "read_answers",
+    "sheet_from_frame",
+    "cell_text",
+    "quote",
+    "DEFAULT_MAX_BYTES",
+    "REQUIRED_COLUMNS",
+]
+
+#: Largest answers file read [bytes] (1,000 students x 50 answers take about 2 MB).
+DEFAULT_MAX_BYTES = 20_000_000
+#: Longest accepted answer and student id [characters].
+MAX_ANSWER_CHARS = 100
+MAX_STUDENT_CHARS = 64
+
+REQUIRED_COLUMNS = ("student", "question", "answer")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufffd]")
+
+
+class AnswerFileError(ValueError):
+    """The answers file as a whole cannot be graded (too large, not CSV, columns missing)."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A row that was skipped, and why.
+
+    Attributes
+    ----------
+    row : int
+        Line of the file where the row starts (the header is row 1); for a data frame,
+        its position + 2, as a spreadsheet would number it.
+    reason : str
+        What is wrong, in a few words; student text in it is quoted with ``repr``.
+
+    Examples
+    --------
+    >>> p = read_answers(b"student,question,answer\\nada,Q4,4.69 Mbit/s\\n,Q99,1\\n").problems[0]
+    >>> p.row, p.reason
+    (3, 'no student id')
+    """
+
+    row: int
+    reason: str
+
+    def __str__(self) -> str:
+        return f"row {self.row}: {self.reason}"
+
+
+@dataclass(frozen=True)
+class AnswerSheet:
+    """The usable rows of an answers file and the problems found while reading it.
+
+    Attributes
+    ----------
+    answers : pandas.DataFrame
+        Columns ``row``, ``student``, ``question``, ``answer``, ``variant`` (an integer
+        seed, or -1 when the row has none: no variant column, or an empty cell).
+    problems : tuple of Problem
+    has_variant : bool
+        Whether the file has a ``variant`` column.
+    source : str
+        Name of the file, for messages.
+    notes : tuple of str
+        What was assumed to read the file as a whole: an encoding other than UTF-8,
+        a delimiter other than the comma, a skipped ``sep=`` line, rows read again
+        after a quote that is never closed.
+    reread : tuple of (int, int)
+        ``(row, quote_row)`` pairs: the rows from ``row`` on were read again after the
+        quote opened at ``quote_row`` was found never to close. :func:`labcalc.grading.grade` never
+        lets such a row replace an answer read before it.
+
+    Examples
+    --------
+    >>> sheet = read_answers(b"student,question,answer\\nada,Q4,4.69 Mbit/s\\n")
+    >>> sheet.answers["question"].tolist(), sheet.has_variant, sheet.problems
+    (['Q4'], False, ())
+    >>> read_answers("student;question;answer\\nJosé;Q4;4,69 Mbit/s\\n".encode("cp1252")).notes
+    ("the file is not UTF-8: read as cp1252 (Windows Western European); check accented names such as 'José'", "columns separated by ';'")
+    """
+
+    answers: object
+    problems: tuple[Problem, ...]
+    has_variant: bool
+    source: str = "answers"
+    notes: tuple[str, ...] = ()
+    reread: tuple[tuple[int, int], ...] = ()
+
+
+
+def quote(text: str, limit: int = 40) -> str:
+    """Student text for a message: ``repr`` of it, cut to ``limit`` characters.
+
+    Parameters
+    ----------
+    text : str
+        The text.
+    limit : int, default 40
+        Longest text shown [characters], "..." included.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> quote("ada"), quote("x" * 50, 10)
+    ("'ada'", "'xxxxxxx...'")
+    """
+    text = str(text)
+    return repr(text if len(text) <= limit else text[: limit - 3] + "...")
+
+
+
+def _read_bytes(source, max_bytes: int) -> tuple[bytes, str]:
+    """The raw bytes of the answers file, by the size limit of :mod:`labcalc._textio`.
+
+    A path is checked first (missing, a folder, too large) so that the messages speak
+    of answers files; reading then goes through :func:`labcalc._textio.read_bytes`.
+    """
+    if isinstance(source, (bytes, bytearray)):
+        name, what = "answers", bytes(source)
+    elif isinstance(source, (str, Path)):
+        path = Path(source)
+        name, what = path.name, path
+        try:
+            size = path.stat().st_size
+        except FileNotFoundError:
+            raise AnswerFileError(f"{path}: answers file not found") from None
+        except OSError as exc:
+            raise AnswerFileError(f"{path}: cannot read the answers file ({exc.strerror})") from None
+        if path.is_dir():
+            raise AnswerFileError(f"{path}: is a folder, not an answers file")
+        if size > max_bytes:
+            raise AnswerFileError(f"{name}: {size} bytes, above the limit of {max_bytes} bytes")
+    elif hasattr(source, "read"):
+        name, what = str(getattr(source, "name", "answers")), source
+    else:
+        raise AnswerFileError(f"cannot read answers from a {type(source).__name__}")
+    try:
+        data, _, _ = read_bytes(what, max_bytes=max_bytes, name=name)
+    except FileNotFoundError:  # removed between the check and the reading
+        raise AnswerFileError(f"{name}: answers file not found") from None
+    except TextInputError as exc:
+        raise AnswerFileError(f"{name}: {exc.detail}") from None
+    return data, name
+
+
+#: How the notes name the encodings :func:`labcalc._textio.decode` falls back to.
+_ENCODING_NAMES = {"cp1252": "cp1252 (Windows Western European)", "latin-1": "latin-1 (ISO 8859-1)"}
+
+
+def _decode(data: bytes, name: str) -> tuple[str, str | None]:
+    """The text of the file and a note when it is not plain UTF-8.
+
+    :func:`labcalc._textio.decode` decides (byte-order mark removed, UTF-8, else cp1252,
+    or latin-1 for the bytes cp1252 leaves undefined; NUL bytes kept for the row check).
+    One case only answer files know: a file that is not valid UTF-8 but holds
+    well-formed multi-byte UTF-8 sequences is UTF-8 with a few broken bytes; those
+    become U+FFFD and their rows are skipped, instead of the whole class being read
+    in the wrong encoding.
+    """
+    text = decode(data, name, nul="report")
+    if text.encoding == "utf-8":
+        return text.text, None
+    if _UTF8_MULTIBYTE.search(data):
+        return (data.decode("utf-8-sig", errors="replace"),
+                "the file is UTF-8 with some invalid bytes: the rows holding them are skipped")
+    sample = ""
+    for word in re.findall(r"[^\s,;\t|\"\x00-\x1f\x7f-\x9f]*[\xa0-\xff\u0152-\u2122]"
+                          r"[^\s,;\t|\"\x00-\x1f\x7f-\x9f]*", text.text)[:1]:
+        sample = f"; check accented names such as {quote(word, 30)}"
+    return text.text, f"the file is not UTF-8: read as {_ENCODING_NAMES[text.encoding]}{sample}"
+
+
+_MAGIC = (
+    (b"\xef\xbb\xbf", None),  # UTF-8 byte-order mark: text
+    (b"\xff\xfe", "UTF-16 text; save it as CSV UTF-8"),
+    (b"\xfe\xff", "UTF-16 text; save it as CSV UTF-8"),
+    (b"PK\x03\x04", "a ZIP archive, or an .xlsx/.ods workbook; export it as CSV"),
+    (b"\xd0\xcf\x11\xe0", "an old Office file (.xls?); export it as CSV"),
+    (b"\x89PNG", "a PNG image"),
+    (b"GIF8", "a GIF image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"%PDF", "a PDF document"),
+    (b"\x1f\x8b", "a gzip archive"),
+    (b"\x7fELF", "a program"),
+)
+# A well-formed UTF-8 sequence of two to four bytes.
+_UTF8_MULTIBYTE = re.compile(
+    rb"[\xc2-\xdf][\x80-\xbf]|\xe0[\xa0-\xbf][\x80-\xbf]|[\xe1-\xec\xee\xef][\x80-\xbf]{2}"
+    rb"|\xed[\x80-\x9f][\x80-\xbf]|\xf0[\x90-\xbf][\x80-\xbf]{2}|[\xf1-\xf3][\x80-\xbf]{3}"
+    rb"|\xf4[\x80-\x8f][\x80-\xbf]{2}"
+)
+
+
+_CONTROL_BYTES = re.compile(rb"[\x00-\x08\x0e-\x1f\x7f]")
+
+
+def _binary_kind(data: bytes) -> str | None:
+    """Why ``data`` is not a CSV text file, or None when it may be one."""
+    for magic, kind in _MAGIC:
+        if data.startswith(magic):
+            return kind
+    head = data[:65536]
+    lines = [ln for ln in re.split(rb"\r\n|\r|\n", head) if ln.strip()]
+    if not lines:
+        return None
+    if _CONTROL_BYTES.search(lines[0][:4096]):  # the header must be text
+        return "binary data"
+    # Judged by lines, not bytes: one student's cell full of control characters must
+    # not refuse the whole class (that row alone is skipped); a binary file has them on
+    # most of its "lines".
+    bad = sum(1 for ln in lines if _CONTROL_BYTES.search(ln))
+    return "binary data" if bad >= 5 and bad > 0.3 * len(lines) else None
+
+
+
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+_DELIMITER_NAMES = {",": "','", ";": "';'", "\t": "tabs", "|": "'|'"}
+
+
+#: The csv reader reads a record over at most this many lines (a quoted field with line
+#: breaks); a record still open after them is followed with :class:`_QuoteScanner`, which
+#: finds where its quotes close in one pass over the file, so that a file of such
+#: quotes costs a few passes over the file instead of one pass per line.
+_MAX_RECORD_LINES = 8
+
+
+class _Lines:
+    """The physical lines of a file, as an iterator whose position can be moved back.
+
+    ``limit`` (an index) ends the iteration early: the csv reader then returns the
+    record read so far. ``cut`` tells whether the iteration ended inside a record
+    (the csv reader asks for another line only while a quoted field is open).
+    """
+
+    def __init__(self, lines: list[str], start: int = 0):
+        self.lines, self.i = lines, start
+        self.limit = len(lines)
+        self.cut = False
+
+    def __iter__(self):
+        return self
+
+    def __next__(self) -> str:
+        if self.i >= self.limit or self.i >= len(self.lines):
+            self.cut = True
+            raise StopIteration
+        line = self.lines[self.i]
+        self.i += 1
+        return line
+
+
+# A run of quotes; inside a quoted field, a run of odd length closes it ("" is a quote).
+_QUOTE_RUN = re.compile('"+')
+_ODD_QUOTE_RUN = re.compile('(?<!")(?:"")*"(?!")')
+
+
+def _open_at_end(line: str, quoted: bool, delimiter: str) -> bool:
+    """Whether a quoted field is still open at the end of ``line``.
+
+    Follows the csv module's reader (``strict=False``, quote ``"``, doubled quotes):
+    ``quoted`` says whether the line starts inside a quoted field, otherwise it starts
+    a field. A quote opens a field only at its start; after the closing quote the
+    rest of the field is read as it is, up to the next delimiter.
+    """
+    pos, n = 0, len(line)
+    while True:
+        if quoted:
+            for m in _QUOTE_RUN.finditer(line, pos):
+                if len(m.group()) % 2:
+                    pos = m.end()
+                    break
+            else:
+                return True
+            quoted = False
+        elif pos < n and line[pos] == '"':
+            quoted, pos = True, pos + 1
+            continue
+        d = line.find(delimiter, pos)
+        if d < 0:
+            return False
+        pos = d + 1
+
+
+class _QuoteScanner:
+    """Where records end, by the quotes alone (for the records the csv reader cut).
+
+    ``next_close[j]`` (computed once, when first needed) is the first line at or after
+    ``j`` that holds a run of an odd number of quotes: a quoted field open at the start
+    of line ``j`` closes on that line, and no earlier.
+    """
+
+    def __init__(self, lines: list[str], delimiter: str):
+        self.lines, self.delimiter = lines, delimiter
+        self._next_close = None
+
+    def next_close(self, j: int) -> int | None:
+        if self._next_close is None:
+            n = len(self.lines)
+            nxt = [n] * (n + 1)
+            for k in range(n - 1, -1, -1):
+                nxt[k] = k if ('"' in self.lines[k] and _ODD_QUOTE_RUN.search(self.lines[k])) else nxt[k + 1]
+            self._next_close = nxt
+        k = self._next_close[min(j, len(self.lines))]
+        return None if k >= len(self.lines) else k
+
+    def record_end(self, j: int, quoted: bool) -> int | None:
+        """Last line of the record that is at the start of line ``j`` (inside a quoted
+        field when ``quoted``), or None when a quote is never closed."""
+        while j < len(self.lines):
+            if quoted:
+                j = self.next_close(j)
+                if j is None:
+                    return None
+            if not _open_at_end(self.lines[j], quoted, self.delimiter):
+                return j
+            quoted, j = True, j + 1
+        return None
+
+
+def _is_blank(line: str) -> bool:
+    return not line.strip(" \t\r\n,;|\ufeff")
+
+
+
+def _start_and_delimiter(lines: list[str], name: str, notes: list[str]) -> tuple[int, str]:
+    """Index of the header line and the delimiter (an Excel ``sep=`` line is skipped)."""
+    start = 0
+    while start < len(lines) and _is_blank(lines[start]):
+        start += 1
+    delimiter = None
+    if start < len(lines):
+        m = SEP_LINE.match(lines[start].lstrip("\ufeff"))
+        if m and m.group(1) in DELIMITERS + (" ",):
+            delimiter = m.group(1)
+            notes.append(f"line {start + 1} {lines[start].strip()!r} (an Excel delimiter line) skipped")
+            start += 1
+            while start < len(lines) and _is_blank(lines[start]):
+                start += 1
+    if start >= len(lines):
+        raise AnswerFileError(f"{name}: the file is empty")
+    if delimiter is None:
+        delimiter = sniff_delimiter(lines[start], REQUIRED_COLUMNS)
+    if delimiter != ",":
+        notes.append(f"columns separated by {_DELIMITER_NAMES.get(delimiter, repr(delimiter))}")
+    return start, delimiter
+
+
+def _header(reader, name: str) -> list[str]:
+    """The column names of the header record, checked."""
+    try:
+        header = next(reader)
+    except csv.Error as exc:
+        raise AnswerFileError(f"{name}: cannot read the header line ({exc})") from None
+    columns = [column_name(h) for h in header]
+    missing = [c for c in REQUIRED_COLUMNS if c not in columns]
+    if missing:
+        found = ", ".join(quote(c, 30) for c in columns[:6])
+        raise AnswerFileError(
+            f"{name}: missing column {missing[0]!r} (an answers file needs the columns "
+            f"student, question, answer, and optionally variant; found: {found})"
+        )
+    duplicated = sorted({c for c in columns if columns.count(c) > 1 and c in REQUIRED_COLUMNS + ("variant",)})
+    if duplicated:
+        raise AnswerFileError(f"{name}: column {duplicated[0]!r} appears twice")
+    return columns
+
+
+class _Records:
+    """The records after the header: ``(row, fields, None)`` or ``(row, None, reason)``.
+
+    A record is read by the csv module over at most :data:`_MAX_RECORD_LINES` lines;
+    one that holds a line break inside a quoted field is skipped as a whole (its end
+    found by :class:`_QuoteScanner`), and one whose quote never closes is skipped
+    alone, the lines after it read again (listed in ``reread`` and in ``notes``).
+    """
+
+    def __init__(self, lines: list[str], it: _Lines, delimiter: str, notes: list[str]):
+        self.lines, self.it, self.delimiter, self.notes = lines, it, delimiter, notes
+        self.scanner = _QuoteScanner(lines, delimiter)
+        self.reader = csv.reader(it, delimiter=delimiter, strict=False)
+        self.reread: list[tuple[int, int]] = []
+
+    def never_closed(self, first: int):
+        """A quote opened at line ``first`` runs to the end of the file: the lines
+        after it are read again as rows, and remembered as such (see labcalc.grading.grade)."""
+        n = len(self.lines)
+        if first + 1 < n:
+            self.reread.append((first + 2, first + 1))
+            span = f"row {first + 2} was" if first + 2 == n else f"rows {first + 2} to {n} were"
+            self.notes.append(f"a quote opened at row {first + 1} is never closed: {span} read again "
+                              f"after it; check them (a row read again never replaces an answer read "
+                              f"before the quote)")
+        return (first + 1, None, "a quote opened in this row is never closed (it runs to the end of "
+                                 "the file); the row is skipped and the lines after it are read again")
+
+    @staticmethod
+    def swallowed(first: int, last: int, what: str):
+        """A record from line ``first`` to line ``last`` that is skipped."""
+        inside = (f"; the quoted field runs over {last - first + 1} lines, to line {last + 1}, and "
+                  f"the lines inside it are not read as rows" if last > first + 1 else "")
+        return first + 1, None, what + inside
+
+    def skip_record(self, first: int, j: int, quoted: bool, what: str):
+        """The problem of the record starting at line ``first``, found to end by its
+        quotes from line ``j`` on; reading goes on after it (or, when its quote never
+        closes, on the line after ``first``). The csv reader starts afresh."""
+        last = self.scanner.record_end(j, quoted)
+        self.reader = csv.reader(self.it, delimiter=self.delimiter, strict=False)
+        if last is None:
+            self.it.i = first + 1
+            return self.never_closed(first)
+        self.it.i = last + 1
+        return self.swallowed(first, last, what)
+
+    def __iter__(self):
+        it = self.it
+        while True:
+            first = it.i  # index of the line where the next record starts
+            it.limit = first + _MAX_RECORD_LINES
+            it.cut = False
+            try:
+                fields = next(self.reader)
+            except StopIteration:
+                return
+            except csv.Error as exc:
+                # where the record really ends, by its quotes (an error leaves the
+                # reader somewhere inside it)
+                yield self.skip_record(first, first, False, f"unreadable CSV ({exc})")
+                continue
+            if it.cut:
+                # the reader stopped inside a quoted field (after _MAX_RECORD_LINES
+                # lines, or at the end of the file): does that quote ever close?
+                yield self.skip_record(first, it.i, True, "a line break inside a quoted field")
+                continue
+            if any("\n" in f or "\r" in f for f in fields):
+                # a quoted field that closes properly is one field, whatever it holds
+                yield self.swallowed(first, it.i - 1, "a line break inside a quoted field")
+                continue
+            yield first + 1, fields, None
+
+
+def read_answers(source, *, max_bytes: int = DEFAULT_MAX_BYTES) -> AnswerSheet:
+    """Read an answers CSV defensively: bad rows are reported and skipped, never fatal.
+
+    Parameters
+    ----------
+    source : str, Path, bytes or file object
+        The answers file: UTF-8 (with or without a byte-order mark) or, failing that,
+        cp1252/latin-1 (said in ``notes``); any line endings; columns separated by
+        commas, semicolons, tabs or ``|`` (found from the header line, or from an
+        Excel ``sep=;`` first line); blank lines before the header are skipped.
+    max_bytes : int
+        Files larger than this [byte] are refused without being read.
+
+    Returns
+    -------
+    AnswerSheet
+
+    Raises
+    ------
+    AnswerFileError
+        When the file as a whole cannot be used: missing, too large, binary, empty, or
+        without the columns ``student``, ``question`` and ``answer``.
+
+    Notes
+    -----
+    Rows are numbered by the line of the file where they start (the first line is 1).
+    A quoted field is read as the csv module (and spreadsheets) read it: a quote that
+    closes, however many lines later, ends one field, and a row holding a line break
+    inside a quoted field is reported and skipped as a whole; nothing inside the
+    quotes is ever read as a row (a student cannot add rows through an answer). Only a
+    quote that is never closed, which would swallow the rest of the file, is treated
+    otherwise: its row is reported and reading starts again on the next line, so that
+    the rows after it are still graded; those rows are listed in ``reread``, and
+    :func:`labcalc.grading.grade` never lets one of them replace an answer read before them.
+
+    Examples
+    --------
+    >>> sheet = read_answers(b"Student,Question\\n")
+    Traceback (most recent call last):
+    ...
+    labcalc.grading.answerfile.AnswerFileError: answers: missing column 'answer' (an answers file needs the columns student, question, answer, and optionally variant; found: 'student', 'question')
+    >>> sheet = read_answers(b"student,question,answer\\nada,Q4,4,69 Mbit/s\\n")
+    >>> [str(p) for p in sheet.problems]
+    ['row 2: 4 fields where the header has 3 (an unquoted comma in the answer?)']
+    >>> sheet = read_answers(b'student,question,answer\\nada,Q4,"4.69\\nbob,Q4,1 bit/s"\\n')
+    >>> len(sheet.answers), [str(p) for p in sheet.problems]
+    (0, ['row 2: a line break inside a quoted field'])
+    >>> sheet = read_answers(b'sep=;\\n\\nstudent;question;answer\\nada;Q4;"4.69 Mbit/s\\nbob;Q4;4,69 Mbit/s\\n')
+    >>> sheet.answers["student"].tolist(), [str(p) for p in sheet.problems], sheet.reread
+    (['bob'], ['row 4: a quote opened in this row is never closed (it runs to the end of the file); the row is skipped and the lines after it are read again'], ((5, 4),))
+    """
+    data, name = _read_bytes(source, max_bytes)
+    kind = _binary_kind(data)
+    if kind is not None:
+        raise AnswerFileError(f"{name}: not a CSV text file ({kind})")
+    text, encoding_note = _decode(data, name)
+    if not text.strip():
+        raise AnswerFileError(f"{name}: the file is empty")
+    notes = [encoding_note] if encoding_note else []
+    lines = _LINE.findall(text)
+    start, delimiter = _start_and_delimiter(lines, name, notes)
+    it = _Lines(lines, start)
+    records = _Records(lines, it, delimiter, notes)
+    columns = _header(records.reader, name)
+    rows, problems = _validate(records, columns, "variant" in columns)
+    return AnswerSheet(_frame(rows), tuple(problems), "variant" in columns, name, tuple(notes),
+                       tuple(records.reread))
+
+
+def _frame(rows):
+    import pandas as pd
+
+    df = pd.DataFrame(rows, columns=["row", "student", "question", "answer", "variant"])
+    return df.astype({"row": "int64", "variant": "int64"})
+
+
+def _normal_question(text: str) -> str:
+    text = normalize_text(text).strip()
+    return "Q" + text[1:] if text[:1] == "q" else text
+
+
+def _validate(records: Iterable, columns: list[str], has_variant: bool):
+    """Check each record; return the usable rows and the problems."""
+    i_student, i_question, i_answer = (columns.index(c) for c in REQUIRED_COLUMNS)
+    i_variant = columns.index("variant") if has_variant else None
+    n_columns = len(columns)
+    rows, problems = [], []
+
+    def problem(row, reason):
+        problems.append(Problem(row, reason))
+
+    for row, fields, error in records:
+        if error is not None:
+            problem(row, error)
+            continue
+        if not fields or all(not str(f).strip() for f in fields):
+            continue  # blank line
+        if len(fields) != n_columns:
+            hint = " (an unquoted comma in the answer?)" if len(fields) > n_columns else ""
+            problem(row, f"{len(fields)} field{'s' if len(fields) != 1 else ''} where the header "
+                         f"has {n_columns}{hint}")
+            continue
+        fields = [str(f) for f in fields]
+        if any("\n" in f or "\r" in f for f in fields):
+            problem(row, "a line break inside a field (an unclosed quote?)")
+            continue
+        if any(_CONTROL.search(f) for f in fields):
+            problem(row, "contains binary data or control characters")
+            continue
+        student = fields[i_student].strip()
+        question = _normal_question(fields[i_question])
+        answer = fields[i_answer].strip()
+        if not student:
+            problem(row, "no student id")
+            continue
+        hidden = INVISIBLE.search(student)
+        if hidden:
+            problem(row, f"student id {quote(student, 30)} holds an invisible or bidirectional control "
+                         f"character (U+{ord(hidden.group()):04X}); correct the id")
+            continue
+        if len(student) > MAX_STUDENT_CHARS:
+            problem(row, f"student id longer than {MAX_STUDENT_CHARS} characters")
+            continue
+        if not question:
+            problem(row, "no question id")
+            continue
+        if len(question) > 20:
+            problem(row, f"question id {quote(question, 20)} is too long")
+            continue
+        if len(answer) > MAX_ANSWER_CHARS:
+            problem(row, f"answer longer than {MAX_ANSWER_CHARS} characters")
+            continue
+        variant = -1
+        if i_variant is not None:
+            text = normalize_text(fields[i_variant]).strip()
+            if text:  # an empty cell: the variant comes from the course salt (see labcalc.grading.grade)
+                m = _VARIANT.fullmatch(text)
+                if not m or int(m.group(1)) > MAX_SEED:
+                    problem(row, f"variant {quote(text, 24)} is not a whole number between 0 and 2**63 - 1")
+                    continue
+                variant = int(m.group(1))
+        rows.append((row, student, question, answer, variant))
+    return rows, problems
+
+
+_VARIANT = re.compile(r"([0-9]{1,19})(?:\.0*)?")
+#: Largest integer a float column holds exactly: larger variants in one lost digits.
+_EXACT_FLOAT = 2**53
+
+
+def cell_text(v) -> str:
+    """A cell of a data frame as the text a CSV file would hold.
+
+    Missing values (None, NaN, NA) are empty; whole floats lose their ``.0`` (a column
+    with a missing value becomes float: 3.0 is 3); other numbers are written in full.
+
+    Parameters
+    ----------
+    v : object
+        The cell.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> cell_text(3.0), cell_text(float("nan")), cell_text(0.1), cell_text("Q4")
+    ('3', '', '0.1', 'Q4')
+    """
+    import pandas as pd
+
+    if v is None:
+        return ""
+    if isinstance(v, str):
+        return v
+    if isinstance(v, (bool, np.bool_)):
+        return str(v)
+    try:
+        if pd.isna(v):
+            return ""
+    except (TypeError, ValueError):
+        pass
+    if isinstance(v, (float, np.floating)):
+        v = float(v)
+        if math.isfinite(v) and v.is_integer() and abs(v) < 1e21:
+            return str(int(v))
+        return repr(v)
+    return str(v)
+
+
+def sheet_from_frame(df) -> AnswerSheet:
+    """An :class:`AnswerSheet` from a data frame, every row checked as a file's row would be.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Columns ``student``, ``question``, ``answer`` and optionally ``variant`` (any
+        case, spaces around the names ignored).
+
+    Returns
+    -------
+    AnswerSheet
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> sheet = sheet_from_frame(pd.DataFrame({"Student": ["ada"], "question": ["q4"], "answer": [4.69]}))
+    >>> sheet.answers[["question", "answer"]].values.tolist()
+    [['Q4', '4.69']]
+    """
+    columns = [str(c).strip().lower() for c in df.columns]
+    missing = [c for c in REQUIRED_COLUMNS if c not in columns]
+    if missing:
+        raise AnswerFileError(f"answers: missing column {missing[0]!r}")
+    has_variant = "variant" in columns
+    renamed = df.set_axis(columns, axis=1)
+    wanted = list(REQUIRED_COLUMNS) + (["variant"] if has_variant else [])
+
+    def records():
+        for i, values in enumerate(renamed[wanted].itertuples(index=False, name=None)):
+            if has_variant:
+                v = values[-1]
+                if (isinstance(v, (float, np.floating)) and math.isfinite(v)
+                        and abs(v) >= _EXACT_FLOAT):
+                    yield (i + 2, None, f"variant {float(v):.6g} is a float and has lost digits (a "
+                                        f"column with an empty cell becomes float); keep the variant "
+                                        f"column as integers (dtype 'Int64') or text")
+                    continue
+            yield i + 2, [cell_text(v) for v in values], None
+
+    rows, problems = _validate(records(), wanted, has_variant)
+    return AnswerSheet(_frame(rows), tuple(problems), has_variant, "answers")
+
