@@ -167,9 +167,9 @@ def _solve(args) -> int:
     import numpy as np
     import pandas as pd
 
-    from labcalc.network import Network
+    from labcalc.scenario import load_network
 
-    net = Network.from_toml(args.scenario, variant=args.variant)
+    net = load_network(args.scenario, variant=args.variant)
     kind, alpha = args.fairness
     loss = None
     if kind == "fifo":

@@ -26,9 +26,7 @@ array([5000000., 5000000.])
 from __future__ import annotations
 
 import math
-import tomllib
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Mapping, Sequence
 
 import numpy as np
@@ -402,80 +400,6 @@ class Network:
         out.delays_s = np.concatenate([net.delays_s for net in nets])
         out._hops = hops
         return out
-
-    @classmethod
-    def from_dict(cls, data: Mapping, variant: str | None = None, source: str = "scenario") -> "Network":
-        """Build a network from a dict with the TOML scenario layout (see :meth:`from_toml`).
-
-        Examples
-        --------
-        >>> net = Network.from_dict({
-        ...     "links": {"r1": {"capacity_mbps": 5}},
-        ...     "flows": {"a": {"route": ["r1"], "demand_mbps": 1}},
-        ... })
-        >>> net.demands_bps.tolist()
-        [1000000.0]
-        """
-        from labcalc import _scenario
-
-        return _scenario.network_from_dict(cls, data, variant=variant, source=source)
-
-    @classmethod
-    def from_toml(cls, path, variant: str | None = None) -> "Network":
-        """Read a scenario file.
-
-        Layout (every quantity carries its unit in the key; exactly one unit per field)::
-
-            name = "lab53"
-            accounting = "wire"            # optional: how efficiency is derived
-            [links.r1-eth1]
-            capacity_mbps = 5              # or capacity_bps / capacity_kbps / capacity_gbps
-            delay_ms = 0                   # or delay_s
-            buffer_packets = 1000          # optional
-            [flows.1to3]
-            route = ["h1-eth0", "r1-eth1", "r2-eth2"]
-            demand_mbps = 1                # optional (default: greedy)
-            weight = 1                     # optional
-            rtt_ms = 300                   # optional, or rtt_s
-            payload_bytes = 2896           # optional: efficiency from framing
-            transport = "tcp"              #   with transport, tcp_options_bytes, ip
-            tcp_options_bytes = 12
-            efficiency = 0.97              # or give it directly
-            [variants.A2.flows.h2]         # optional named variants override flow fields
-            demand_mbps = 4
-
-        Parameters
-        ----------
-        path : str or Path
-        variant : str, optional
-            Name of a ``[variants.NAME]`` table whose fields override the base ones.
-
-        Raises
-        ------
-        ScenarioError
-            Unreadable TOML, a missing or unknown field, a value of the wrong type or
-            sign; the message names the file, the table and the field.
-
-        Examples
-        --------
-        >>> from labcalc.data import scenario_path
-        >>> net = Network.from_toml(scenario_path("lab53"))
-        >>> net.flow_names
-        ['1to3', '1to2', '2to3']
-        """
-        path = Path(path)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise ScenarioError(f"{path}: cannot read scenario file ({exc.strerror})") from None
-        try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise ScenarioError(f"{path}: not valid TOML ({exc})") from None
-        except RecursionError:
-            # tomllib recurses once per nesting level; no scenario nests more than a few
-            raise ScenarioError(f"{path}: not a scenario (arrays or tables nested too deeply)") from None
-        return cls.from_dict(data, variant=variant, source=str(path))
 
     # -- derived quantities -------------------------------------------------------------
 

@@ -38,6 +38,7 @@ from labcalc.fairness import (
 )
 from labcalc.labs import lab5
 from labcalc.network import Flow, Link, Network
+from labcalc.scenario import load_network
 
 REL = 1e-9
 Mbps = 1e6
@@ -159,7 +160,7 @@ def test_handout_congestion_collapse_q23_q24(allocate):
 
 def test_handout_congestion_collapse_goodputs_from_scenario_file():
     """Q23: goodputs 0.938 and 0.469 Mbit/s with 1000-byte datagrams (1066 on the wire)."""
-    net = Network.from_toml(scenario_path("lab52"))
+    net = load_network(scenario_path("lab52"))
     alloc = max_min(net)
     np.testing.assert_allclose(alloc.rates.to_numpy(), [1e6, 0.5e6], rtol=REL)
     np.testing.assert_allclose(alloc.goodputs.to_numpy(), [1e6 * 1000 / 1066, 0.5e6 * 1000 / 1066], rtol=REL)
@@ -168,7 +169,7 @@ def test_handout_congestion_collapse_goodputs_from_scenario_file():
 
 def test_handout_parking_lot_scenario_file():
     """lab53 scenario (unshaped host links at 1 Gbit/s): the same values as Q39/Q40."""
-    net = Network.from_toml(scenario_path("lab53"))
+    net = load_network(scenario_path("lab53"))
     np.testing.assert_allclose(max_min(net).rates.to_numpy(), [2.5e6] * 3, rtol=REL)
     alloc = proportional(net)
     np.testing.assert_allclose(alloc.rates.to_numpy(), [5e6 / 3, 10e6 / 3, 10e6 / 3], rtol=REL)
@@ -178,7 +179,7 @@ def test_handout_parking_lot_scenario_file():
 
 def test_handout_d2_reno_rates_inversely_proportional_to_rtt():
     """Reno utility on one bottleneck: rates in the ratio 0.8 / 0.3 = 8/3 (scenario D2)."""
-    net = Network.from_toml(scenario_path("lab51"), variant="D2")
+    net = load_network(scenario_path("lab51"), variant="D2")
     alloc = reno(net)
     assert alloc.rates["h2_tcp"] / alloc.rates["h1_tcp"] == pytest.approx(8 / 3, rel=REL)
     assert alloc.rates.sum() == pytest.approx(5e6, rel=REL)

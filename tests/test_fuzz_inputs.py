@@ -14,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from labcalc.scenario import load_network
 from labcalc.cli import main
 from labcalc.compare import MeasurementError, load_measurements
 from labcalc.data import measurement_path, scenario_path
@@ -136,7 +137,7 @@ def test_mutated_scenarios_load_or_name_the_file(mutation, tmp_path):
     path = tmp_path / "s.toml"
     path.write_text(_mutate(LAB53, mutation))
     try:
-        net = Network.from_toml(path)
+        net = load_network(path)
     except ScenarioError as exc:
         assert str(path) in str(exc)
         return
@@ -281,7 +282,7 @@ def test_scenario_types_are_checked(tmp_path, extra, variant, message):
     path = tmp_path / "s.toml"
     path.write_text(extra + f"[links]\nL = {{capacity_mbps = 10}}\n[flows]\na = {flow}\n")
     with pytest.raises(ScenarioError) as info:
-        Network.from_toml(path, variant=variant)
+        load_network(path, variant=variant)
     assert str(info.value) == f"{path}: {message}"
 
 
@@ -289,7 +290,7 @@ def test_deep_nesting_is_a_scenario_error(tmp_path):
     path = tmp_path / "deep.toml"
     path.write_text("x = " + "[" * 3000 + "]" * 3000 + "\n")
     with pytest.raises(ScenarioError, match="nested too deeply"):
-        Network.from_toml(path)
+        load_network(path)
 
 
 @pytest.mark.parametrize("links, flows, message", [

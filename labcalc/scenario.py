@@ -1,23 +1,64 @@
-"""Reading scenario dictionaries (the TOML layout of ``data/scenarios``) into Networks.
+"""Scenario files: reading and validating the TOML layout of ``data/scenarios``, building a Network.
 
-Kept apart from :mod:`labcalc.network` so that the field validation lives in one place.
-Every quantity key carries its unit (``capacity_mbps``, ``delay_ms``, ...); a table may
-give a quantity in one unit only. Unknown keys are errors (a typo must not be ignored).
+This module is the one place that documents and checks the keys of a scenario file;
+:mod:`labcalc.network` never imports it (a scenario is read here, then handed to
+:class:`~labcalc.network.Network`). Every quantity key carries its unit in its name
+(``capacity_mbps``, ``delay_ms``...) and a table gives a quantity in one unit only;
+unknown keys are errors (a typo must not be ignored). The layout::
+
+    name = "lab53"                 # optional
+    description = "..."            # optional
+    accounting = "wire"            # optional: how efficiency is derived (framing accountings)
+    source = "..."                 # optional: where the numbers come from
+    [parameters]                   # optional, free-form: numbers the notebooks quote
+    [links.r1-eth1]
+    capacity_mbps = 5              # required: capacity_bps / _kbps / _mbps / _gbps
+    delay_ms = 0                   # optional: delay_s / _ms / _us
+    buffer_packets = 1000          # optional
+    description = "..."            # optional
+    [flows.1to3]                   # a flow may also be written as a list: its route
+    route = ["h1-eth0", "r1-eth1", "r2-eth2"]   # required
+    demand_mbps = 1                # optional (default: greedy); any rate unit
+    weight = 1                     # optional
+    rtt_ms = 300                   # optional; any time unit
+    efficiency = 0.97              # optional, or derive it from framing with:
+    payload_bytes = 2896           #   payload_bytes (required for the framing keys),
+    transport = "tcp"              #   transport ("udp" or "tcp"), ip ("v4" or "v6"),
+    tcp_options_bytes = 12         #   tcp_options_bytes, vlan (true/false), mss_bytes,
+    accounting = "tc"              #   accounting (else the file's)
+    description = "..."            # optional
+    [variants.A2]                  # optional named variants, each may set:
+    description = "..."            #   a description,
+    flows_only = ["h1", "h2"]      #   the flows kept,
+    [variants.A2.links.r1-eth1]    #   link fields (a quantity in another unit replaces it)
+    [variants.A2.flows.h2]         #   flow fields
+    demand_mbps = 4
+
+Examples
+--------
+>>> from labcalc.data import scenario_path
+>>> load_network(scenario_path("lab53")).flow_names
+['1to3', '1to2', '2to3']
 """
 
 from __future__ import annotations
 
 import copy
 import math
+import tomllib
+from pathlib import Path
 from typing import Mapping
 
-from labcalc.network import Flow, Link, ScenarioError
+from labcalc.network import Flow, Link, Network, ScenarioError
+
+__all__ = ["load_network", "network_from_dict", "read_scenario", "ScenarioError", "TOP_KEYS", "LINK_KEYS",
+           "FLOW_KEYS", "VARIANT_KEYS"]
 
 _RATE_UNITS = {"bps": 1.0, "kbps": 1e3, "mbps": 1e6, "gbps": 1e9}
 _TIME_UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6}
 
-_LINK_KEYS = {"capacity", "delay", "buffer_packets", "description"}
-_FLOW_KEYS = {
+LINK_KEYS = {"capacity", "delay", "buffer_packets", "description"}
+FLOW_KEYS = {
     "route",
     "demand",
     "weight",
@@ -32,7 +73,8 @@ _FLOW_KEYS = {
     "accounting",
     "description",
 }
-_TOP_KEYS = {"name", "description", "accounting", "links", "flows", "variants", "parameters", "source"}
+TOP_KEYS = {"name", "description", "accounting", "links", "flows", "variants", "parameters", "source"}
+VARIANT_KEYS = {"links", "flows", "flows_only", "description"}
 
 
 def _where(source: str, table: str) -> str:
@@ -114,7 +156,7 @@ def _table(value, where: str, what: str) -> Mapping:
 def _link(table: Mapping, where: str) -> Link:
     if isinstance(table, (int, float)) and not isinstance(table, bool):
         raise ScenarioError(f"{where}: write the capacity with its unit, e.g. capacity_mbps = {table}")
-    _check_keys(table, _LINK_KEYS, {"capacity": _RATE_UNITS, "delay": _TIME_UNITS}, where)
+    _check_keys(table, LINK_KEYS, {"capacity": _RATE_UNITS, "delay": _TIME_UNITS}, where)
     _check_types(table, where)
     capacity = _quantity(table, "capacity", _RATE_UNITS, where, required=True)
     delay = _quantity(table, "delay", _TIME_UNITS, where, required=False) or 0.0
@@ -128,7 +170,7 @@ def _link(table: Mapping, where: str) -> Link:
 def _flow(table: Mapping, where: str, accounting: str) -> Flow:
     if isinstance(table, list):
         table = {"route": table}
-    _check_keys(table, _FLOW_KEYS, {"demand": _RATE_UNITS, "rtt": _TIME_UNITS}, where)
+    _check_keys(table, FLOW_KEYS, {"demand": _RATE_UNITS, "rtt": _TIME_UNITS}, where)
     if "route" not in table:
         raise ScenarioError(f"{where}: missing field 'route'")
     route = table["route"]
@@ -188,14 +230,43 @@ def _merge(base: dict, override: Mapping, where: str) -> dict:
     return out
 
 
-def network_from_dict(cls, data: Mapping, variant: str | None = None, source: str = "scenario"):
-    """Validate a scenario dictionary and build ``cls`` (a Network)."""
+def network_from_dict(data: Mapping, variant: str | None = None, source: str = "scenario") -> Network:
+    """Validate a scenario dictionary (the TOML layout of this module) and build its Network.
+
+    Parameters
+    ----------
+    data : mapping
+        The scenario, as ``tomllib`` reads it.
+    variant : str, optional
+        Name of a ``[variants.NAME]`` table whose fields override the base ones.
+    source : str, default "scenario"
+        Name of the scenario in messages (the file name).
+
+    Returns
+    -------
+    labcalc.network.Network
+
+    Raises
+    ------
+    ScenarioError
+        A missing or unknown field, a value of the wrong type or sign; the message
+        names the source, the table and the field.
+
+    Examples
+    --------
+    >>> net = network_from_dict({
+    ...     "links": {"r1": {"capacity_mbps": 5}},
+    ...     "flows": {"a": {"route": ["r1"], "demand_mbps": 1}},
+    ... })
+    >>> net.demands_bps.tolist()
+    [1000000.0]
+    """
     if not isinstance(data, Mapping):
         raise ScenarioError(f"{source}: expected a table at the top level")
-    unknown = set(data) - _TOP_KEYS
+    unknown = set(data) - TOP_KEYS
     if unknown:
         raise ScenarioError(
-            f"{source}: unknown top-level field {sorted(unknown)[0]!r} (allowed: {', '.join(sorted(_TOP_KEYS))})"
+            f"{source}: unknown top-level field {sorted(unknown)[0]!r} (allowed: {', '.join(sorted(TOP_KEYS))})"
         )
     accounting = data.get("accounting", "wire")
     from labcalc.framing import ACCOUNTINGS
@@ -222,7 +293,7 @@ def network_from_dict(cls, data: Mapping, variant: str | None = None, source: st
             raise ScenarioError(f"{source}: unknown variant {variant!r} (variants: {known})")
         override = variants[variant]
         where = _where(source, f"variants.{variant}")
-        if not isinstance(override, Mapping) or set(override) - {"links", "flows", "flows_only", "description"}:
+        if not isinstance(override, Mapping) or set(override) - VARIANT_KEYS:
             raise ScenarioError(f"{where}: a variant may set 'links', 'flows', 'flows_only' and 'description' "
                                 f"only; got {_show(override)}")
         link_changes = _table(override.get("links", {}), where, "links")
@@ -246,6 +317,73 @@ def network_from_dict(cls, data: Mapping, variant: str | None = None, source: st
     if variant:
         name = f"{name} {variant}".strip()
     try:
-        return cls(built_links, built_flows, name=name, description=data.get("description", ""))
+        return Network(built_links, built_flows, name=name, description=data.get("description", ""))
     except ScenarioError as exc:
         raise ScenarioError(f"{source}: {exc}") from None
+
+
+def read_scenario(path) -> dict:
+    """The dictionary of a scenario file (TOML), not yet validated.
+
+    Parameters
+    ----------
+    path : str or Path
+        The scenario file.
+
+    Returns
+    -------
+    dict
+
+    Raises
+    ------
+    ScenarioError
+        Unreadable file, or not valid TOML; the message names the file.
+
+    Examples
+    --------
+    >>> from labcalc.data import scenario_path
+    >>> read_scenario(scenario_path("lab53"))["name"]
+    'lab53'
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ScenarioError(f"{path}: cannot read scenario file ({exc.strerror})") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ScenarioError(f"{path}: not valid TOML ({exc})") from None
+    except RecursionError:
+        # tomllib recurses once per nesting level; no scenario nests more than a few
+        raise ScenarioError(f"{path}: not a scenario (arrays or tables nested too deeply)") from None
+
+
+def load_network(path, variant: str | None = None) -> Network:
+    """Read a scenario file (the layout of this module) and build its Network.
+
+    Parameters
+    ----------
+    path : str or Path
+        The scenario file.
+    variant : str, optional
+        Name of a ``[variants.NAME]`` table whose fields override the base ones.
+
+    Returns
+    -------
+    labcalc.network.Network
+
+    Raises
+    ------
+    ScenarioError
+        Unreadable TOML, a missing or unknown field, a value of the wrong type or
+        sign; the message names the file, the table and the field.
+
+    Examples
+    --------
+    >>> from labcalc.data import scenario_path
+    >>> net = load_network(scenario_path("lab51"), variant="A3")
+    >>> net.name
+    'lab51 A3'
+    """
+    return network_from_dict(read_scenario(path), variant=variant, source=str(Path(path)))
