@@ -132,6 +132,7 @@ def read_iperf3(path) -> pd.DataFrame:
     else:
         for i, line in iter_lines(text):
             _text_line(st, rep, i, line)
+    del text  # a big file: its rows need the memory
     client, server, error = st.client, st.server, st.error
     measured = bool(client.rows or client.fast or client.summary)
     if error is not None and not measured:
@@ -336,7 +337,7 @@ def _timestamp_prefix(text: str):
 #: False makes :func:`read_iperf3` read every line with the line-by-line parser (tests
 #: compare both on the same files)
 _FAST_ENABLED = True
-_BLOCK_CHARS = 1 << 22
+_BLOCK_CHARS = 1 << 20
 _FN = r"\d{1,12}(?:\.\d{1,9})?"
 # one match per line: the groups of a regular interval line (TCP with Retr and Cwnd, Retr
 # alone or a UDP sender's datagrams, a UDP receiver's jitter and loss, "(omitted)"), or the
@@ -490,7 +491,7 @@ def _fast_part(sec: _Section, tuples: list, ks: list, first: int, conns: dict, d
 
 def _merged_frame(sec: _Section) -> pd.DataFrame:
     """The frame of a report read partly by the fast path: its column blocks and its other rows, in line order."""
-    parts = list(sec.fast)
+    parts, sec.fast = sec.fast, []  # the blocks are freed as the columns are joined
     if sec.rows:
         slow = {"_line": np.asarray(sec.row_lines, dtype=np.int64)}
         for c in _CORE + _OPTIONAL:
@@ -512,7 +513,7 @@ def _merged_frame(sec: _Section) -> pd.DataFrame:
     line = np.concatenate([p["_line"] for p in parts])
     order = None if np.all(line[1:] > line[:-1]) else np.argsort(line, kind="stable")
     data = {}
-    for c in present - {"_line"}:
+    for c in sorted(present - {"_line"}):
         if c in _STR_COLUMNS:
             v = np.concatenate([p.get(c, np.full(len(p["_line"]), -1, np.int32)) for p in parts])
             v = names[v if order is None else v[order]]
@@ -521,4 +522,6 @@ def _merged_frame(sec: _Section) -> pd.DataFrame:
             v = np.concatenate([p.get(c, fill(len(p["_line"]))) for p in parts])
             v = v if order is None else v[order]
         data[c] = v
+        for p in parts:
+            p.pop(c, None)
     return _frame_columns(data, present)
