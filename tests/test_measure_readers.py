@@ -1040,3 +1040,46 @@ def test_gzip_binary_stream_for_the_vectorised_readers():
 def test_tcp_probe_trace_with_only_its_header():
     with pytest.raises(MeasurementFormatError, match=r"line 1: not tcp_probe output"):
         m.read_tcp_probe("# tracer: nop\n#\n")
+
+
+# ---------------------------------------------------------------------------------------
+# ns-3: the block-wise pandas path gives the same frame as the line-by-line path
+
+
+_NS3_TEXTS = [
+    "0.0\t0\t536\n1.0093\t536\t1072\n\n# comment\n2.5 1072 2144\n",
+    "# header comment\n0.0 536\n0.5 1072\n   \n1.25 1608\n",
+    "0.0 0 536\n0.5 1072\n1.0 1072 2144\n",  # two and three numbers mixed
+    "0.0 536\n0.5 1e999\n1.0 1072\n",  # an infinite value: a malformed line
+]
+
+
+@pytest.mark.parametrize("text", _NS3_TEXTS)
+@pytest.mark.parametrize("quantity", ["cwnd", "ssthresh", "rtt"])
+def test_ns3_fast_path_equals_slow_path(monkeypatch, text, quantity):
+    import warnings
+
+    from labcalc.measure import ns3
+
+    with warnings.catch_warnings(record=True) as w_fast:
+        warnings.simplefilter("always")
+        fast = m.read_ns3(text, quantity=quantity)
+    monkeypatch.setattr(ns3, "_fast_columns", lambda data: None)
+    with warnings.catch_warnings(record=True) as w_slow:
+        warnings.simplefilter("always")
+        slow = m.read_ns3(text, quantity=quantity)
+    pd.testing.assert_frame_equal(fast, slow)
+    assert fast.attrs.get("malformed_lines") == slow.attrs.get("malformed_lines")
+    assert [str(x.message) for x in w_fast] == [str(x.message) for x in w_slow]
+
+
+def test_ns3_fast_path_is_taken_on_plain_traces():
+    from labcalc.measure import ns3
+
+    cols = ns3._fast_columns(b"0.0 0 536\n# c\n1.0 536\n")
+    assert cols is not None
+    np.testing.assert_array_equal(cols[0], [0.0, 1.0])
+    np.testing.assert_array_equal(cols[2][:1], [536.0])
+    assert np.isnan(cols[2][1])
+    # a line that is not numbers sends the whole file to the line-by-line reader
+    assert ns3._fast_columns(b"0.0 536\nabc def\n") is None

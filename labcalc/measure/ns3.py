@@ -120,69 +120,126 @@ def read_ns3(path, quantity: str | None = None, unit: str | None = None) -> pd.D
     scale = 1e-3 if unit == "ms" else 1.0
     name, text = open_text(path)
     rep = Report(name, FORMAT, EXPECTED)
-    arr = None
-    try:
-        # pandas makes the extra fields of a too-wide FIRST line into index columns (a 400 KB
-        # line became a 66k-column frame); later too-wide lines raise ParserError
-        first_line = next((ln for _, ln in iter_lines(text[:1 << 16]) if ln.strip() and not ln.lstrip().startswith("#")), "")
-        if len(first_line.split(None, 3)) > 3 or len(first_line) > 200:
-            raise ValueError("first line is not a trace line")
-        # bytes, not StringIO: io.StringIO holds 4 bytes per character (a 200 MB file cost 2.9 GB)
-        data = text.encode("utf-8", "replace")
-        frame = pd.read_csv(io.BytesIO(data), sep=r"\s+", header=None, names=[0, 1, 2], dtype=float,
-                            comment="#", skip_blank_lines=True, engine="c")
-        del data
-        if len(frame) and frame[1].notna().all() and frame[0].notna().all():
-            arr = frame.to_numpy()
-            rep.ok(len(arr))
-            # look in the first 64 KiB only: splitting a 200 MB text into lines cost 4x its size
-            first = next((i for i, ln in iter_lines(text[:1 << 16]) if ln.strip() and not ln.lstrip().startswith("#")),
-                         None)
-            if first is None:
-                first = next(i for i, ln in iter_lines(text) if ln.strip() and not ln.lstrip().startswith("#"))
-            rep.content(first)
-    except (ValueError, pd.errors.ParserError):
-        arr = None
-    if arr is None:
-        rows = []
-        for i, line in iter_lines(text):
-            s = line.strip()
-            if not s or s.startswith("#"):
-                continue
-            m = _LINE.match(s)
-            if not m:
-                rep.bad(i, s)
-                continue
-            rep.ok()
-            rows.append((float(m[1]), float(m[2]), float(m[3]) if m[3] is not None else np.nan))
-        rep.require_something()
-        arr = np.array(rows, dtype=float).reshape(-1, 3)
-    rep.require_something()
-    # rows with an infinite value (inf, 1e999, 400-digit numbers) are malformed lines
-    inf_rows = np.flatnonzero(np.isinf(arr).any(axis=1))
-    if len(inf_rows):
-        numbers = np.array([i for i, ln in iter_lines(text) if ln.strip() and not ln.lstrip().startswith("#")])
-        if len(numbers) == len(arr):  # the rows are the non-comment lines, one to one
-            rep.bad_many(numbers[inf_rows])
-        else:
-            rep.bad_many(inf_rows + 1)
-        rep.recognised -= len(inf_rows)
-        arr = np.delete(arr, inf_rows, axis=0)
-        if not len(arr):
-            raise rep.fail(int(numbers[0]) if len(numbers) else 1, "no line holds finite numbers")
-    three = ~np.isnan(arr[:, 2])
-    value = np.where(three, arr[:, 2], arr[:, 1]) * scale
-    data = {"time_s": arr[:, 0], col: value}
+    # from here on the text is held as bytes only (1 byte per character; the str is dropped)
+    data = text.encode("utf-8", "replace")
+    del text
+    cols = _fast_columns(data)
+    if cols is not None:
+        rep.ok(len(cols[0]))
+        head = _content_numbers(data[:1 << 16], first_only=True)
+        rep.content(head[0] if head else _content_numbers(data, first_only=True)[0])
+        bad = _inf_rows(cols)
+        if len(bad):
+            _drop_inf_rows(rep, data, cols, bad)
+    else:
+        cols = _slow_columns(rep, data)
+    del data
+    t, v1, v2 = cols
+    del cols
+    # reuse the parsed arrays in place (a 200 MB trace is 1.6x its size as float columns):
+    # v2 becomes the value (the only value of two-number lines), v1 the previous value
+    three = ~np.isnan(v2)
+    np.copyto(v2, v1, where=~three)
+    value = v2
+    value *= scale
+    data = {"time_s": t, col: value}
     if three.any():
-        data[before] = np.where(three, arr[:, 1], np.nan) * scale
+        v1[~three] = np.nan
+        v1 *= scale
+        data[before] = v1
+    del v1, v2
     if quantity == "ssthresh":
         for c in (col, before):
             if c in data:
                 v = data[c]
                 v[v >= SSTHRESH_UNSET[0]] = np.nan
-    df = pd.DataFrame(data)
+    df = pd.DataFrame(data, copy=False)
     if quantity != "ssthresh" and unit not in ("s", "ms"):
         for c in (col, before):
             if c in df and df[c].notna().all() and np.all(df[c] == np.round(df[c])) and np.all(df[c].abs() < 2.0**63):
                 df[c] = df[c].astype(np.int64)
     return rep.finish(df, {"quantity": quantity, "unit": unit})
+
+
+def _content_numbers(data: bytes, first_only: bool = False) -> list[int]:
+    """1-based numbers of the lines of *data* that are neither blank nor ``#`` comments."""
+    out = []
+    for i, line in enumerate(data.split(b"\n"), start=1):
+        s = line.strip()
+        if s and not s.startswith(b"#"):
+            out.append(i)
+            if first_only:
+                break
+    return out
+
+
+def _fast_columns(data: bytes):
+    """The three columns (time, first, second number; NaN when absent) parsed by pandas' C
+    reader in blocks into preallocated arrays, or None when a line is not plain numbers."""
+    first = next((ln for ln in data[:1 << 16].split(b"\n") if ln.strip() and not ln.lstrip().startswith(b"#")), b"")
+    # pandas makes the extra fields of a too-wide FIRST line into index columns (a 400 KB
+    # line became a 66k-column frame); later too-wide lines raise ParserError
+    if len(first.split(None, 3)) > 3 or len(first) > 200:
+        return None
+    n_max = data.count(b"\n") + 1
+    out = [np.empty(n_max) for _ in range(3)]
+    n = 0
+    try:
+        reader = pd.read_csv(io.BytesIO(data), sep=r"\s+", header=None, names=[0, 1, 2], dtype=float,
+                             comment="#", skip_blank_lines=True, engine="c", chunksize=1 << 18)
+        with reader:
+            for block in reader:
+                k = len(block)
+                for j in range(3):
+                    out[j][n:n + k] = block[j].to_numpy()
+                n += k
+    except (ValueError, pd.errors.ParserError):
+        return None
+    if not n or np.isnan(out[0][:n]).any() or np.isnan(out[1][:n]).any():
+        return None
+    # views; copied only when the slack (blank and comment lines) is worth giving back
+    out = [a[:n].copy() if n_max - n > n // 8 else a[:n] for a in out]
+    return out
+
+
+def _inf_rows(cols) -> np.ndarray:
+    return np.flatnonzero(np.isinf(cols[0]) | np.isinf(cols[1]) | np.isinf(cols[2]))
+
+
+def _drop_inf_rows(rep: Report, data: bytes, cols: list, inf_rows: np.ndarray) -> None:
+    """Report the rows with an infinite value (inf, 1e999, 400-digit numbers) as malformed and drop them."""
+    numbers = np.array(_content_numbers(data))
+    if len(numbers) == len(cols[0]):  # the rows are the non-comment lines, one to one
+        rep.bad_many(numbers[inf_rows])
+    else:
+        rep.bad_many(inf_rows + 1)
+    rep.recognised -= len(inf_rows)
+    keep = np.ones(len(cols[0]), dtype=bool)
+    keep[inf_rows] = False
+    for j in range(3):
+        cols[j] = cols[j][keep]
+    if not len(cols[0]):
+        raise rep.fail(int(numbers[0]) if len(numbers) else 1, "no line holds finite numbers")
+
+
+def _slow_columns(rep: Report, data: bytes):
+    """Line by line (a line that is not 2 or 3 numbers is malformed, with its number)."""
+    t, v1, v2 = [], [], []
+    for i, line in iter_lines(data.decode("utf-8", "replace")):
+        s = line.strip()
+        if not s or s.startswith("#"):
+            continue
+        m = _LINE.match(s)
+        if not m:
+            rep.bad(i, s)
+            continue
+        rep.ok()
+        t.append(float(m[1]))
+        v1.append(float(m[2]))
+        v2.append(float(m[3]) if m[3] is not None else np.nan)
+    rep.require_something()
+    cols = [np.array(t, dtype=float), np.array(v1, dtype=float), np.array(v2, dtype=float)]
+    bad = _inf_rows(cols)
+    if len(bad):
+        _drop_inf_rows(rep, data, cols, bad)
+    return cols

@@ -430,7 +430,8 @@ def read_tcp_probe(path, port: int | None = None, srtt_unit: str | None = None, 
         if c == "srtt":
             frame["rtt_s"] = v
             continue
-        if c != "ssthresh_segments" and not np.isnan(v).any():
+        # counts stay float when one is NaN or beyond int64 (a mutated 20-digit field)
+        if c != "ssthresh_segments" and not np.isnan(v).any() and not (np.abs(v) >= 2.0**63).any():
             v = v.astype(np.int64)
         frame[c] = v
     df = pd.DataFrame(frame, copy=False)
