@@ -23,28 +23,28 @@ import matplotlib  # noqa: E402
 
 matplotlib.use("Agg")
 
-from labcalc import widgets  # noqa: E402
+from labcalc import viz  # noqa: E402
 
 TARGET_MS = 100.0
 
 CASES = [
-    ("01 framing", widgets.framing_explorer, "payload_bytes", [100, 500, 1000, 1472, 2000, 2896, 5000, 9000]),
-    ("01 framing (new MTU)", widgets.framing_explorer, "mtu_bytes", [576, 1280, 4000, 9000, 1500]),
-    ("02 udp split", widgets.udp_split_explorer, "h2_mbps", [0.5, 2.0, 4.0, 6.0, 9.0, 12.0, 15.0]),
-    ("03 tcp vs udp", widgets.tcp_udp_explorer, "loss_pct", [1.0, 5.0, 10.0, 22.0, 35.0, 52.0, 70.0]),
-    ("04 collapse (C's rate)", widgets.collapse_explorer, "c_mbps", [0.2, 0.5, 1.0, 2.0, 5.0, 8.0, 10.0]),
-    ("04 collapse (new curve)", widgets.collapse_explorer, "shared_mbps", [1.0, 2.0, 2.5, 3.0, 4.0]),
-    ("05 rtt fairness (Y)", widgets.rtt_fairness_explorer, "y_ms", [0.0, 100.0, 500.0, 800.0, 1000.0, 1500.0]),
-    ("05 rtt fairness (new R)", widgets.rtt_fairness_explorer, "base_rtt_ms", [50.0, 100.0, 200.0, 400.0]),
-    ("06 parking lot (alpha)", widgets.parking_lot_explorer, "alpha", [0.5, 1.0, 2.0, 4.0, 8.0, 16.0]),
+    ("01 framing", viz.framing.framing_explorer, "payload_bytes", [100, 500, 1000, 1472, 2000, 2896, 5000, 9000]),
+    ("01 framing (new MTU)", viz.framing.framing_explorer, "mtu_bytes", [576, 1280, 4000, 9000, 1500]),
+    ("02 udp split", viz.sharing.udp_split_explorer, "h2_mbps", [0.5, 2.0, 4.0, 6.0, 9.0, 12.0, 15.0]),
+    ("03 tcp vs udp", viz.sharing.tcp_udp_explorer, "loss_pct", [1.0, 5.0, 10.0, 22.0, 35.0, 52.0, 70.0]),
+    ("04 collapse (C's rate)", viz.sharing.collapse_explorer, "c_mbps", [0.2, 0.5, 1.0, 2.0, 5.0, 8.0, 10.0]),
+    ("04 collapse (new curve)", viz.sharing.collapse_explorer, "shared_mbps", [1.0, 2.0, 2.5, 3.0, 4.0]),
+    ("05 rtt fairness (Y)", viz.fairness.rtt_fairness_explorer, "y_ms", [0.0, 100.0, 500.0, 800.0, 1000.0, 1500.0]),
+    ("05 rtt fairness (new R)", viz.fairness.rtt_fairness_explorer, "base_rtt_ms", [50.0, 100.0, 200.0, 400.0]),
+    ("06 parking lot (alpha)", viz.fairness.parking_lot_explorer, "alpha", [0.5, 1.0, 2.0, 4.0, 8.0, 16.0]),
     ("06 parking lot (cvxpy)", lambda: _cvxpy_lot(), "c2_mbps", [1.0, 2.0, 3.0, 4.0, 6.0, 8.0]),
-    ("07 buffer", widgets.buffer_explorer, "buffer_packets", [100, 300, 500, 1000, 1500, 2000]),
-    ("00 answer checker", widgets.answer_checker, "answer", ["4.7 Mbit/s", "4690 kbps", "586 kB/s", "5"]),
+    ("07 buffer", viz.buffers.buffer_explorer, "buffer_packets", [100, 300, 500, 1000, 1500, 2000]),
+    ("00 answer checker", viz.answers.answer_checker, "answer", ["4.7 Mbit/s", "4690 kbps", "586 kB/s", "5"]),
 ]
 
 
 def _cvxpy_lot():
-    explorer = widgets.parking_lot_explorer()
+    explorer = viz.fairness.parking_lot_explorer()
     explorer.set(solver="cvxpy")
     return explorer
 

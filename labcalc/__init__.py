@@ -8,6 +8,7 @@ The package is split into one module per topic (see ``DESIGN.md``):
 - :mod:`labcalc.openloop`   UDP without congestion control through drop-tail FIFOs
 - :mod:`labcalc.fairness`   max-min, proportional, alpha-fair and TCP-Reno allocations
 - :mod:`labcalc.tcp`        loss-throughput formulas, RTT bias, CUBIC, BDP
+- :mod:`labcalc.dynamics`   time-domain models: sawtooth, slow-start rounds, AIMD, Chiu-Jain
 - :mod:`labcalc.queueing`   buffer delays and queueing delays inferred from RTTs
 - :mod:`labcalc.symbolic`   sympy derivations shown in the notebooks
 - :mod:`labcalc.compare`    predictions next to measurements
@@ -38,8 +39,8 @@ _SUBMODULES = {
     "data",
     "measure",
     "grading",
-    "plots",
-    "widgets",
+    "dynamics",
+    "viz",
     "cli",
 }
 

@@ -11,7 +11,7 @@ def setup(precision: int = 4) -> None:
     - matplotlib uses a fixed figure size and DPI, and a non-interactive backend when no
       notebook backend is active, so figures look the same everywhere;
     - warnings that would print temporary paths are shown once, without the path;
-    - in IPython, figures made by :mod:`labcalc.plots` (``matplotlib.figure.Figure``,
+    - in IPython, figures made by :mod:`labcalc.viz` (``matplotlib.figure.Figure``,
       not pyplot) are shown as PNG when a cell returns them, without importing pyplot.
 
     These are process-wide settings, so they are applied only inside IPython (a notebook
@@ -35,7 +35,9 @@ def setup(precision: int = 4) -> None:
     try:
         import matplotlib
 
-        matplotlib.rcParams.update({"figure.figsize": (7.0, 3.6), "figure.dpi": 100,
+        from labcalc.viz import DPI, FIGSIZE
+
+        matplotlib.rcParams.update({"figure.figsize": FIGSIZE, "figure.dpi": DPI,
                                     "axes.grid": True, "grid.alpha": 0.3})
     except ImportError:  # pragma: no cover - matplotlib is a dependency
         pass
@@ -55,7 +57,7 @@ def _register_figure_formatter() -> None:
         return
     from matplotlib.figure import Figure
 
-    from labcalc.plots import to_png
+    from labcalc.viz import to_png
 
     png = shell.display_formatter.formatters["image/png"]
     png.for_type(Figure, lambda fig: to_png(fig))

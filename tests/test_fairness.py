@@ -610,3 +610,10 @@ def test_waterfilling_steps_of_the_handout():
     steps = fairness.waterfilling_steps(lab5.network_lab53(lab5.Params()))
     assert len(steps) == 1
     assert steps.level_bps.iloc[0] == pytest.approx(2.5e6)
+
+
+def test_proportional_fair_problem_with_weights_matches_fairness():
+    net = Network({"a": 3e6, "b": 7e6, "c": 2e6},
+                  {"x": Flow(["a", "b"], weight=2.0), "y": ["b", "c"], "z": ["a"], "w": ["c"]})
+    prob = fairness.ProportionalFairProblem(net.routing_matrix, weights=net.weights)
+    np.testing.assert_allclose(prob.solve(net.capacities_bps), fairness.proportional(net).rates.to_numpy(), rtol=1e-9)

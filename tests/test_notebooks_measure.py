@@ -23,8 +23,7 @@ import pandas as pd
 import pytest
 
 from labcalc import measure, tcp
-from labcalc import plots_measure as pm
-from labcalc import widgets_measure as wm
+from labcalc import dynamics, viz
 from labcalc.compare import load_measurements
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -274,126 +273,39 @@ def test_simulated_ns3_trace_has_table_1():
     assert table.cwnd_after.iloc[1] == 55590 and table.cwnd_after.iloc[2] == 340
 
 
-# --------------------------------------------------------------------------------------
-# labcalc.widgets_measure: the models
-# --------------------------------------------------------------------------------------
-
-
-def test_sawtooth_reno_period_matches_the_closed_form():
-    # no base RTT: the pipe is all queue, RTT = W S 8 / C, and a cycle lasts 3 S W^2 / (8 C)
-    v = wm.sawtooth_values(1.5, 1e-6, 100)
-    size, rate = v["packet_bytes"], v["rate_bps"]
-    w = v["w_max_packets"]
-    assert v["period_s"] == pytest.approx(3 * size * 8 * w * w / (8 * rate), rel=1e-3)
-    assert v["utilisation"] == pytest.approx(1.0)
-    assert v["w_min_packets"] == pytest.approx(w / 2)
-    assert v["full_buffer_delay_s"] == pytest.approx(100 * size * 8 / rate)
-
-
-def test_sawtooth_small_buffer_leaves_the_link_idle():
-    v = wm.sawtooth_values(10, 100, 5)          # BDP ~ 83 packets, buffer 5: halving empties the pipe
-    assert 0.75 < v["utilisation"] < 0.85             # 3/4 with no buffer at all
-    assert v["min_rtt_s"] == pytest.approx(0.1)
-
-
-def test_sawtooth_cubic_period_is_k_plus_the_convex_step():
-    v = wm.sawtooth_values(1.5, 1e-6, 100, algorithm="cubic")
-    assert v["k_s"] == pytest.approx(tcp.cubic_k(v["w_max_packets"]), rel=1e-9)
-    assert v["period_s"] == pytest.approx(v["k_s"] + (1 / 0.4) ** (1 / 3), rel=0.02)
-
-
-def test_sawtooth_mathis_agrees_with_the_fluid_rate_when_the_link_is_full():
-    v = wm.sawtooth_values(1.5, 30, 100)
-    assert v["model_rate_bps"] == pytest.approx(v["avg_rate_bps"], rel=0.06)
-
-
-@pytest.mark.parametrize("kwargs", [dict(rate_mbps=0), dict(base_rtt_ms=-1), dict(buffer_packets=-1),
-                                    dict(algorithm="bbr"), dict(beta=1.0)])
-def test_sawtooth_rejects_bad_input(kwargs):
-    with pytest.raises(ValueError):
-        wm.sawtooth_values(**kwargs)
-
-
-def test_download_rounds_and_time():
-    v = wm.download_values(178_000, rtt_ms=100, share_mbps=1000)   # window-limited: every round is an RTT
-    assert [n for n, _ in v["rounds"]] == [10, 20, 40, 53]
-    assert v["segments"] == math.ceil(178_000 / 1448)
-    assert v["time_s"] == pytest.approx(0.2 + 3 * 0.1 + 53 * 1514 * 8 / 1e9, rel=1e-9)
-    slow = wm.download_values(178_000, rtt_ms=1, share_mbps=1)      # rate-limited: the page / the rate
-    assert slow["time_s"] == pytest.approx(0.002 + 123 * 1514 * 8 / 1e6, rel=1e-9)
-
-
-def test_implied_loss_inverts_the_response_functions():
-    p = 2e-4
-    reno = tcp.mathis_rate_bps(1448, 0.1, p, c=tcp.RENO_CONSTANT)
-    assert wm.implied_loss(reno, 0.1) == pytest.approx(p, rel=1e-9)
-    cubic = tcp.cubic_rate_bps(1448, 0.4, 1e-5)                   # CUBIC region
-    assert wm.implied_loss(cubic, 0.4, model="cubic") == pytest.approx(1e-5, rel=1e-9)
-    friendly = tcp.cubic_rate_bps(1448, 0.01, 0.02)               # Reno-friendly region
-    assert wm.implied_loss(friendly, 0.01, model="cubic") == pytest.approx(0.02, rel=1e-9)
-
-
-def test_round_model_tends_to_the_link_without_loss_and_falls_with_loss():
-    assert wm.round_model_rate(600, 10e6, 0.05, 1e-12) == pytest.approx(10e6 * 1448 / 1514, rel=0.02)
-    short, long_ = (wm.round_model_rate(d, 100e6, 0.42, 1e-3) for d in (5, 120))
-    assert short > long_ > tcp.mathis_rate_bps(1448, 0.42, 1e-3, c=tcp.RENO_CONSTANT)
-
-
 def test_response_values_are_capped_by_the_link():
-    v = wm.response_values(rtt_ms=1, loss_pct=0.001, link_mbps=10)
+    v = viz.response.response_values(rtt_ms=1, loss_pct=0.001, link_mbps=10)
     assert v["mathis_capped_bps"] == pytest.approx(v["link_bps"])
     assert np.all(v["curve_reno"] <= v["link_bps"] + 1e-6)
 
 
-def test_aimd_shares():
-    s = wm.aimd_shares((0.5, 0.5))
-    assert s["equal_loss"] == pytest.approx([0.5, 0.5]) and s["synchronised"] == pytest.approx([0.5, 0.5])
-    s = wm.aimd_shares((0.5, 5 / 6))
-    ratio = tcp.aimd_rate_bps(1000, 0.1, 0.01, 1, 5 / 6) / tcp.aimd_rate_bps(1000, 0.1, 0.01, 1, 0.5)
-    assert s["equal_loss"][1] / s["equal_loss"][0] == pytest.approx(ratio)
-    assert s["synchronised"][1] / s["synchronised"][0] == pytest.approx(11 / 3)
-    rtt = wm.aimd_shares((0.5, 0.5), rtt_s=(0.2, 0.1))
-    assert rtt["equal_loss"][1] / rtt["equal_loss"][0] == pytest.approx(2)
-    assert rtt["synchronised"][1] / rtt["synchronised"][0] == pytest.approx(4)
-    with pytest.raises(ValueError):
-        wm.aimd_shares((0.5, 1.0))
-
-
-def test_chiu_jain():
-    assert wm.chiu_jain_values("AIMD", 0.9, 0.05, steps=600)["jain"] > 0.999
-    aiad = wm.chiu_jain_values("AIAD", 0.8, 0.1, steps=600)
-    assert aiad["x"][-1] - aiad["y"][-1] == pytest.approx(0.7, abs=0.05)   # the difference never shrinks
-    with pytest.raises(ValueError):
-        wm.chiu_jain_values("AIMDX")
-
-
 def test_readouts_are_fixed_format():
-    for text in (wm.sawtooth_readout(wm.sawtooth_values()), wm.bufferbloat_readout(wm.bufferbloat_values()),
-                 wm.response_readout(wm.response_values()), wm.chiu_jain_readout(wm.chiu_jain_values()),
-                 wm.download_readout(wm.download_values())):
+    for text in (viz.buffers.sawtooth_readout(viz.buffers.sawtooth_values()), viz.buffers.bufferbloat_readout(viz.buffers.bufferbloat_values()),
+                 viz.response.response_readout(viz.response.response_values()), viz.response.chiu_jain_readout(viz.response.chiu_jain_values()),
+                 viz.buffers.download_readout(viz.buffers.download_values())):
         assert "nan" not in text and "np.float" not in text and len(text.splitlines()) >= 4
 
 
 def test_explorers_refresh():
-    ex = wm.sawtooth_explorer()
+    ex = viz.buffers.sawtooth_explorer()
     ex.set(buffer_packets=20)
     assert "20 packets" in ex.text
-    for make in (wm.bufferbloat_explorer, wm.response_explorer, wm.chiu_jain_explorer):
+    for make in (viz.buffers.bufferbloat_explorer, viz.response.response_explorer, viz.response.chiu_jain_explorer):
         assert make().text
 
 
 # --------------------------------------------------------------------------------------
-# labcalc.plots_measure
+# labcalc.viz figures of the measurement notebooks
 # --------------------------------------------------------------------------------------
 
 
 def test_phase_spans_merge_and_close():
-    spans = pm.phase_spans([0, 1, 2, 3, 4], ["slow-start", "slow-start", "fast-recovery",
+    spans = viz.buffers.phase_spans([0, 1, 2, 3, 4], ["slow-start", "slow-start", "fast-recovery",
                                              "congestion-avoidance", "congestion-avoidance"])
     assert spans == [(0.0, 2.0, "slow-start"), (2.0, 3.0, "fast-recovery"), (3.0, 4.0, "congestion-avoidance")]
-    assert pm.phase_spans([0.0], ["slow-start"]) == []
+    assert viz.buffers.phase_spans([0.0], ["slow-start"]) == []
     with pytest.raises(ValueError):
-        pm.phase_spans([0, 1], ["slow-start"])
+        viz.buffers.phase_spans([0, 1], ["slow-start"])
 
 
 def test_cwnd_trace_shades_the_phases():
@@ -401,25 +313,25 @@ def test_cwnd_trace_shades_the_phases():
                           "cwnd_segments": [1, 2, 4, 8, 4, 5],
                           "ssthresh_segments": [np.nan, np.nan, np.nan, np.nan, 4, 4]})
     phases = measure.cwnd_phases(trace)
-    ax = pm.cwnd_trace(trace, phases).axes[0]
+    ax = viz.buffers.cwnd_trace(trace, phases).axes[0]
     assert len(ax.lines) == 2
-    assert len(ax.patches) == len(pm.phase_spans(phases.time, phases.states))
+    assert len(ax.patches) == len(viz.buffers.phase_spans(phases.time, phases.states))
 
 
 def test_topologies_draw():
-    for name in pm.SEED_TOPOLOGIES:
-        fig = pm.topology(name)
+    for name in viz.topology.TOPOLOGIES:
+        fig = viz.topology.topology(name)
         labels = {t.get_text() for t in fig.axes[0].texts}
-        assert any(n.split(" (")[0] in "\n".join(labels) for n in pm.SEED_TOPOLOGIES[name]["nodes"])
+        assert any(n.split(" (")[0] in "\n".join(labels) for n in viz.topology.TOPOLOGIES[name]["nodes"])
     with pytest.raises(ValueError):
-        pm.topology("seed009")
+        viz.topology.topology("seed009")
 
 
 def test_figures_of_the_models():
-    assert len(pm.sawtooth(wm.sawtooth_values(), measured={"x": ([0, 1], [50, 60])}).axes[0].collections) == 1
-    assert len(pm.response_curves(wm.response_values()).axes[0].lines) == 4
-    assert len(pm.phase_plane(wm.chiu_jain_values()).axes[0].lines) == 3
-    fig = pm.timeseries_panels([{"ylabel": "q", "lines": {"a": ([0, 1], [1, 2])}, "band": (0, 1, "b")}] * 3)
+    assert len(viz.buffers.sawtooth(viz.buffers.sawtooth_values(), measured={"x": ([0, 1], [50, 60])}).axes[0].collections) == 1
+    assert len(viz.response.response_curves(viz.response.response_values()).axes[0].lines) == 4
+    assert len(viz.response.phase_plane(viz.response.chiu_jain_values()).axes[0].lines) == 3
+    fig = viz.charts.timeseries_panels([{"ylabel": "q", "lines": {"a": ([0, 1], [1, 2])}, "band": (0, 1, "b")}] * 3)
     assert len(fig.axes) == 3
 
 
@@ -427,7 +339,7 @@ def test_modules_do_not_import_matplotlib_or_ipywidgets_at_import():
     import subprocess
     import sys
 
-    code = ("import sys, labcalc.widgets_measure, labcalc.plots_measure; "
+    code = ("import sys, labcalc, labcalc.dynamics, labcalc.tcp, labcalc.fairness; "
             "print('matplotlib' in sys.modules, 'ipywidgets' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["False", "False"]

@@ -1,4 +1,4 @@
-"""labcalc.plots: every function draws what it is given (counted artists, not pixels)."""
+"""labcalc.viz figures: every function draws what it is given (counted artists, not pixels)."""
 
 from __future__ import annotations
 
@@ -13,11 +13,11 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
-from labcalc import framing, plots  # noqa: E402
+from labcalc import framing, viz  # noqa: E402
 
 
-def test_import_labcalc_plots_does_not_import_matplotlib():
-    code = "import sys, labcalc.plots; print('matplotlib' in sys.modules)"
+def test_import_labcalc_viz_does_not_import_matplotlib():
+    code = "import sys, labcalc.viz; print('matplotlib' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 
@@ -26,20 +26,20 @@ def test_figures_are_not_kept_by_pyplot():
     import matplotlib.pyplot as plt
 
     before = plt.get_fignums()
-    plots.curves([0, 1], {"a": [0, 1]})
+    viz.charts.curves([0, 1], {"a": [0, 1]})
     assert plt.get_fignums() == before
 
 
 def test_new_axes_and_given_axes():
-    fig, ax = plots.new_axes()
+    fig, ax = viz._base.new_axes()
     assert fig.dpi == 100 and len(fig.axes) == 1
-    fig2 = plots.curves([0, 1], {"a": [1, 2]}, ax=ax)
+    fig2 = viz.charts.curves([0, 1], {"a": [1, 2]}, ax=ax)
     assert fig2 is fig and len(ax.lines) == 1
 
 
 def test_to_png_is_a_png_and_deterministic():
-    fig = plots.curves([0, 1, 2], {"a": [1, 2, 3]}, title="t")
-    first, second = plots.to_png(fig), plots.to_png(fig)
+    fig = viz.charts.curves([0, 1, 2], {"a": [1, 2, 3]}, title="t")
+    first, second = viz._base.to_png(fig), viz._base.to_png(fig)
     assert first[:8] == b"\x89PNG\r\n\x1a\n"
     assert first == second
 
@@ -50,7 +50,7 @@ def test_to_png_is_a_png_and_deterministic():
     (("ip",), 2),
 ])
 def test_accounting_bars_draw_one_segment_per_counted_overhead_layer(accountings, expected):
-    fig = plots.accounting_bars(framing.frame(1000), accountings)
+    fig = viz.framing.accounting_bars(framing.frame(1000), accountings)
     ax = fig.axes[0]
     assert len(ax.patches) == expected
     assert [t.get_text().split()[0] for t in ax.get_yticklabels()] == list(accountings)
@@ -61,19 +61,19 @@ def test_accounting_bars_draw_one_segment_per_counted_overhead_layer(accountings
 
 
 def test_accounting_bars_with_payload_and_padding_and_trains():
-    fig = plots.accounting_bars(framing.frame(1), ("frame",), show_payload=True)
+    fig = viz.framing.accounting_bars(framing.frame(1), ("frame",), show_payload=True)
     # Ethernet, IP, UDP headers, payload, padding, FCS
     assert len(fig.axes[0].patches) == 6
     train = framing.segment_frames(2896, 1448, tcp_options_bytes=12)
-    fig = plots.accounting_bars(train, ("tc",))
+    fig = viz.framing.accounting_bars(train, ("tc",))
     widths = sorted(p.get_width() for p in fig.axes[0].patches)
     assert widths == [2 * 14, 2 * 20, 2 * 32]  # both frames' headers
     with pytest.raises(ValueError, match="accountings"):
-        plots.accounting_bars(framing.frame(1000), ("bogus",))
+        viz.framing.accounting_bars(framing.frame(1000), ("bogus",))
 
 
 def test_efficiency_curves_and_marker():
-    fig = plots.efficiency_curves([10, 100, 1000], {"a": [0.2, 0.6, 0.9], "b": [0.3, 0.7, 0.95]},
+    fig = viz.framing.efficiency_curves([10, 100, 1000], {"a": [0.2, 0.6, 0.9], "b": [0.3, 0.7, 0.95]},
                                   marker=(1000, 0.9, "here"))
     ax = fig.axes[0]
     assert len(ax.lines) == 2 and len(ax.collections) == 1
@@ -84,7 +84,7 @@ def test_efficiency_curves_and_marker():
 def test_grouped_bars_counts_heights_and_nan():
     table = pd.DataFrame({"predicted": [4690.4, 4849.3, np.nan], "measured": [4798.0, 4782.0, 100.0]},
                          index=["UDP", "TCP", "other"])
-    fig = plots.grouped_bars(table, "kbit/s", hline=(5000, "link"))
+    fig = viz.charts.grouped_bars(table, "kbit/s", hline=(5000, "link"))
     ax = fig.axes[0]
     assert len(ax.patches) == 6
     heights = [p.get_height() for p in ax.patches]
@@ -95,7 +95,7 @@ def test_grouped_bars_counts_heights_and_nan():
 
 def test_stacked_bars_stack_in_column_order():
     table = pd.DataFrame({"goodput": [0.94, 3.75], "lost": [0.06, 0.25]}, index=["h1", "h2"])
-    fig = plots.stacked_bars(table, "Mbit/s", value_format="{:.2f}")
+    fig = viz.charts.stacked_bars(table, "Mbit/s", value_format="{:.2f}")
     ax = fig.axes[0]
     assert len(ax.patches) == 4
     lost = ax.patches[2:]
@@ -104,7 +104,7 @@ def test_stacked_bars_stack_in_column_order():
 
 
 def test_curves_lines_points_references_and_scales():
-    fig = plots.curves([1, 2, 3], {"a": [1, 2, 3], "b": [3, 2, 1]},
+    fig = viz.charts.curves([1, 2, 3], {"a": [1, 2, 3], "b": [3, 2, 1]},
                        points={"m1": ([2], [2.5]), "m2": ([1, 3], [1, 1])},
                        hlines=[(2.0, "ref")], band=(1.0, 1.5, "range"), marker=(2, 2, "now"),
                        logx=True, logy=True, steps=True, minor_ticks=False)
@@ -115,10 +115,10 @@ def test_curves_lines_points_references_and_scales():
     assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
 
 
-@pytest.mark.parametrize("name", sorted(plots.TOPOLOGIES))
+@pytest.mark.parametrize("name", sorted(viz.topology.TOPOLOGIES))
 def test_topologies_draw_every_link_node_and_flow_hop(name):
-    spec = plots.TOPOLOGIES[name]
-    fig = plots.topology(name)
+    spec = viz.topology.TOPOLOGIES[name]
+    fig = viz.topology.topology(name)
     ax = fig.axes[0]
     hops = sum(len(path) - 1 for _, path, _ in spec["flows"])
     assert len(ax.lines) == len(spec["links"]) + hops
@@ -126,16 +126,16 @@ def test_topologies_draw_every_link_node_and_flow_hop(name):
     labels = {t.get_text() for t in ax.texts}
     for _, _, label in spec["links"]:
         assert label in labels
-    assert len(plots.topology(name, show_flows=False).axes[0].lines) == len(spec["links"])
+    assert len(viz.topology.topology(name, show_flows=False).axes[0].lines) == len(spec["links"])
 
 
 def test_topology_rejects_unknown_names():
     with pytest.raises(ValueError, match="lab51"):
-        plots.topology("lab99")
+        viz.topology.topology("lab99")
 
 
 def test_topology_links_connect_known_nodes():
-    for name, spec in plots.TOPOLOGIES.items():
+    for name, spec in viz.topology.TOPOLOGIES.items():
         for a, b, _ in spec["links"]:
             assert a in spec["nodes"] and b in spec["nodes"], (name, a, b)
         for flow, path, _ in spec["flows"]:
@@ -146,7 +146,7 @@ def test_topology_links_connect_known_nodes():
 def test_missing_measurements_are_not_drawn():
     """NaN points, bands and lines (a student's file without some rows) are skipped."""
     nan = float("nan")
-    fig = plots.curves([1, 2, 3], {"model": [1, 2, 3], "model of a missing input": nan, "constant": 2.0},
+    fig = viz.charts.curves([1, 2, 3], {"model": [1, 2, 3], "model of a missing input": nan, "constant": 2.0},
                        points={"measured": ([1, 2, nan], [1.1, nan, 3.0]), "all missing": ([nan], [nan])},
                        band=(nan, 2.0, "range"))
     ax = fig.axes[0]
@@ -160,7 +160,7 @@ def test_missing_measurements_are_not_drawn():
 def test_stacked_bars_say_no_data_for_a_missing_row():
     t = pd.DataFrame({"received": [0.48, float("nan")], "lost": [0.52, float("nan")]},
                      index=["predicted", "measured"])
-    texts = [a.get_text() for a in plots.stacked_bars(t, "Mbit/s", value_format="{:.1f}").axes[0].texts]
+    texts = [a.get_text() for a in viz.charts.stacked_bars(t, "Mbit/s", value_format="{:.1f}").axes[0].texts]
     assert texts == ["1.0", "no data"]
 
 
@@ -169,21 +169,21 @@ def test_lab53_drawing_shows_every_delayed_interface():
     from labcalc.labs import lab5
 
     delay = f"+{1e3 * lab5.Params().lab53_one_way_delay_s:.0f} ms"
-    labels = [label for _, _, label in plots.TOPOLOGIES["lab53"]["links"]]
-    lines = [line for _, _, label in plots.TOPOLOGIES["lab53"]["links"] for line in label.splitlines()]
+    labels = [label for _, _, label in viz.topology.TOPOLOGIES["lab53"]["links"]]
+    lines = [line for _, _, label in viz.topology.TOPOLOGIES["lab53"]["links"] for line in label.splitlines()]
     for interface in ("h1-eth0", "h2-eth0", "h3-eth0"):
         shown = [line for line in lines if interface in line]
         assert shown and delay in shown[0], f"{interface}: {shown} does not show {delay}"
 
 
 def test_committed_topology_pictures_are_up_to_date(tmp_path):
-    """notebooks/img/*.svg are what make_topologies.py draws from plots.TOPOLOGIES."""
+    """notebooks/img/*.svg are what make_topologies.py draws from viz.topology.TOPOLOGIES."""
     from pathlib import Path
 
     root = Path(__file__).resolve().parent.parent
     script = (root / "notebooks/img/make_topologies.py").read_text()
     code = script.replace("HERE = Path(__file__).resolve().parent", f"HERE = Path({str(tmp_path)!r})")
     subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, cwd=root)
-    for name in plots.TOPOLOGIES:
+    for name in viz.topology.TOPOLOGIES:
         assert (tmp_path / f"{name}.svg").read_bytes() == (root / f"notebooks/img/{name}.svg").read_bytes(), (
             f"notebooks/img/{name}.svg is stale: run notebooks/img/make_topologies.py")

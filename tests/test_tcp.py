@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 from hypothesis import assume, given, settings, strategies as st
 
+from labcalc import tcp
 from labcalc.framing import frame
 from labcalc.tcp import (
     RENO_CONSTANT,
@@ -668,3 +669,31 @@ def test_pftk_rejects_loss_too_small_for_floating_point():
     # a subnormal loss overflows the full model (inf / inf); it must not return NaN
     with pytest.raises(ValueError, match=r"loss=5e-324 is too small"):
         pftk_rate_pps(0.1, 5e-324, 1.0)
+
+
+# --- a measured rate back to a loss rate; a test of finite length ---------------------------
+
+
+def test_implied_loss_inverts_the_response_functions():
+    p = 2e-4
+    reno = tcp.mathis_rate_bps(1448, 0.1, p, c=tcp.RENO_CONSTANT)
+    assert tcp.implied_loss(reno, 0.1) == pytest.approx(p, rel=1e-9)
+    cubic = tcp.cubic_rate_bps(1448, 0.4, 1e-5)                   # CUBIC region
+    assert tcp.implied_loss(cubic, 0.4, model="cubic") == pytest.approx(1e-5, rel=1e-9)
+    friendly = tcp.cubic_rate_bps(1448, 0.01, 0.02)               # Reno-friendly region
+    assert tcp.implied_loss(friendly, 0.01, model="cubic") == pytest.approx(0.02, rel=1e-9)
+
+
+def test_round_model_tends_to_the_link_without_loss_and_falls_with_loss():
+    assert tcp.round_model_rate(600, 10e6, 0.05, 1e-12) == pytest.approx(10e6 * 1448 / 1514, rel=0.02)
+    short, long_ = (tcp.round_model_rate(d, 100e6, 0.42, 1e-3) for d in (5, 120))
+    assert short > long_ > tcp.mathis_rate_bps(1448, 0.42, 1e-3, c=tcp.RENO_CONSTANT)
+
+
+def test_one_shaper_header_size_and_one_cubic_beta():
+    # Ethernet 14 + IPv4 20 + TCP 20 + timestamps 12, as tc counts a segment
+    assert tcp.SHAPER_HEADER_BYTES == 66 == frame(1448, "tcp", tcp_options_bytes=12).bytes("tc") - 1448
+    assert tcp.link_packet_bytes(1448) == 1514.0
+    assert tcp.CUBIC_BETA == 0.7 and tcp.RENO_BETA == 0.5
+    with pytest.raises(ValueError, match="mss_bytes"):
+        tcp.link_packet_bytes(0)

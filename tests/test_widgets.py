@@ -1,4 +1,4 @@
-"""labcalc.widgets: the numbers the explorers show are the library's, and the readout shows them.
+"""labcalc.viz explorers: the numbers the explorers show are the library's, and the readout shows them.
 
 A browser test can move a slider and read the ``labcalc-readout`` element; these tests
 check, without a browser, that after any change of the controls the readout holds
@@ -17,7 +17,7 @@ matplotlib.use("Agg")
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-from labcalc import fairness, framing, queueing, tcp, widgets  # noqa: E402
+from labcalc import fairness, framing, queueing, tcp, viz  # noqa: E402
 from labcalc.compare import pick  # noqa: E402
 from labcalc.labs import lab5  # noqa: E402
 from labcalc.network import Flow, Network  # noqa: E402
@@ -27,19 +27,19 @@ A = lab5.answers()
 
 # (factory, values function, readout function, a sequence of control changes)
 EXPLORERS = [
-    (widgets.framing_explorer, widgets.framing_values, widgets.framing_readout,
+    (viz.framing.framing_explorer, viz.framing.framing_values, viz.framing.framing_readout,
      [dict(payload_bytes=2000), dict(transport="tcp"), dict(mtu_bytes=9000, accounting="tc"), dict(link_mbps=10.0)]),
-    (widgets.udp_split_explorer, widgets.udp_split_values, widgets.udp_split_readout,
+    (viz.sharing.udp_split_explorer, viz.sharing.udp_split_values, viz.sharing.udp_split_readout,
      [dict(h2_mbps=9.0), dict(accounting="tc"), dict(bottleneck_mbps=10.0, h1_mbps=2.5)]),
-    (widgets.tcp_udp_explorer, widgets.tcp_udp_values, widgets.tcp_udp_readout,
+    (viz.sharing.tcp_udp_explorer, viz.sharing.tcp_udp_values, viz.sharing.tcp_udp_readout,
      [dict(h2_udp_mbps=0.5), dict(loss_pct=52.0, rtt_ms=54.0), dict(segment_bytes=1448)]),
-    (widgets.collapse_explorer, widgets.collapse_values, widgets.collapse_readout,
+    (viz.sharing.collapse_explorer, viz.sharing.collapse_values, viz.sharing.collapse_readout,
      [dict(c_mbps=0.5), dict(shared_mbps=2.0), dict(exit_mbps=1.0, c_mbps=7.5)]),
-    (widgets.rtt_fairness_explorer, widgets.rtt_fairness_values, widgets.rtt_fairness_readout,
+    (viz.fairness.rtt_fairness_explorer, viz.fairness.rtt_fairness_values, viz.fairness.rtt_fairness_readout,
      [dict(y_ms=1000.0), dict(base_rtt_ms=100.0), dict(accounting="tc")]),
-    (widgets.parking_lot_explorer, widgets.parking_lot_values, widgets.parking_lot_readout,
+    (viz.fairness.parking_lot_explorer, viz.fairness.parking_lot_values, viz.fairness.parking_lot_readout,
      [dict(alpha=1.0), dict(c2_mbps=3.0), dict(solver="cvxpy", c1_mbps=8.0)]),
-    (widgets.buffer_explorer, widgets.buffer_values, widgets.buffer_readout,
+    (viz.buffers.buffer_explorer, viz.buffers.buffer_values, viz.buffers.buffer_readout,
      [dict(buffer_packets=100), dict(segments_per_entry=1, accounting="wire"), dict(rate_mbps=20.0)]),
 ]
 
@@ -58,22 +58,22 @@ def test_readout_shows_what_the_library_computes(factory, values, readout, chang
 
 
 def test_a_moved_control_refreshes_the_explorer():
-    explorer = widgets.udp_split_explorer()
+    explorer = viz.sharing.udp_split_explorer()
     before = explorer.text
     explorer.controls["h2_mbps"].value = 9.0  # what a slider does
     assert explorer.text != before
-    assert explorer.text == widgets.udp_split_readout(widgets.udp_split_values(1.0, 9.0, 5.0, "wire"))
+    assert explorer.text == viz.sharing.udp_split_readout(viz.sharing.udp_split_values(1.0, 9.0, 5.0, "wire"))
 
 
 def test_set_rejects_unknown_controls():
     with pytest.raises(ValueError, match="payload_bytes"):
-        widgets.framing_explorer().set(bogus=1)
+        viz.framing.framing_explorer().set(bogus=1)
 
 
 def test_explorer_is_a_widget_box():
     import ipywidgets
 
-    explorer = widgets.framing_explorer()
+    explorer = viz.framing.framing_explorer()
     assert isinstance(explorer, ipywidgets.VBox)
     assert "labcalc-readout" in explorer.readout._dom_classes
 
@@ -86,7 +86,7 @@ def test_explorer_is_a_widget_box():
     (2896, 1500, "tcp", "tc"), (8000, 9000, "tcp", "wire"), (3000, 1500, "udp", "ip"),
 ])
 def test_framing_values_match_framing(payload, mtu, transport, accounting):
-    v = widgets.framing_values(payload, mtu, transport, accounting, link_mbps=5.0)
+    v = viz.framing.framing_values(payload, mtu, transport, accounting, link_mbps=5.0)
     options = 12 if transport == "tcp" else 0
     train = framing.frames_for_mtu(payload, mtu, transport, tcp_options_bytes=options)
     assert v["frames"] == len(train.frames)
@@ -98,35 +98,35 @@ def test_framing_values_match_framing(payload, mtu, transport, accounting):
 
 
 def test_framing_values_reproduce_the_handout_and_the_shaper():
-    assert widgets.framing_values(1000)["max_goodput_bps"] == pytest.approx(pick(A, "Q4"))
-    assert widgets.framing_values(1000, accounting="tc")["max_goodput_bps"] / 1e3 == pytest.approx(4798.5, abs=0.05)
-    assert widgets.framing_values(2896, transport="tcp", accounting="tc")["max_goodput_bps"] / 1e3 == pytest.approx(
+    assert viz.framing.framing_values(1000)["max_goodput_bps"] == pytest.approx(pick(A, "Q4"))
+    assert viz.framing.framing_values(1000, accounting="tc")["max_goodput_bps"] / 1e3 == pytest.approx(4798.5, abs=0.05)
+    assert viz.framing.framing_values(2896, transport="tcp", accounting="tc")["max_goodput_bps"] / 1e3 == pytest.approx(
         4782.0, abs=0.05)
 
 
 @pytest.mark.parametrize("k, name", [(0, "A1"), (1, "A2"), (2, "A3")])
 def test_udp_split_values_are_q13(k, name):
-    v = widgets.udp_split_values(1.0, lab5.Params().h2_udp_bps[k] / 1e6, 5.0, "wire")
+    v = viz.sharing.udp_split_values(1.0, lab5.Params().h2_udp_bps[k] / 1e6, 5.0, "wire")
     assert v["goodput_bps"]["h1"] == pytest.approx(pick(A, "Q13", f"{name}: goodput of h1"), rel=1e-12)
     assert v["goodput_bps"]["h2"] == pytest.approx(pick(A, "Q13", f"{name}: goodput of h2"), rel=1e-12)
     assert v["loss"]["h1"] == pytest.approx(pick(A, "Q13", f"{name}: loss of h1"), abs=1e-12)
 
 
 def test_tcp_udp_values_are_q17_and_q20():
-    b1 = widgets.tcp_udp_values(h2_udp_mbps=0.5)
+    b1 = viz.sharing.tcp_udp_values(h2_udp_mbps=0.5)
     assert b1["udp_load_bps"] == pytest.approx(pick(A, "Q17", "UDP traffic"))
     assert b1["leftover_rate_bps"] == pytest.approx(pick(A, "Q17", "rate left"))
     assert b1["leftover_goodput_bps"] == pytest.approx(pick(A, "Q17", "goodput of h2's TCP"))
-    b2 = widgets.tcp_udp_values(4.0, 22.0, 60.0)
+    b2 = viz.sharing.tcp_udp_values(4.0, 22.0, 60.0)
     assert b2["reno_bps"] == pytest.approx(pick(A, "Q20", "B2"))
-    b3 = widgets.tcp_udp_values(9.0, 52.0, 54.0)
+    b3 = viz.sharing.tcp_udp_values(9.0, 52.0, 54.0)
     assert b3["reno_bps"] == pytest.approx(pick(A, "Q20", "B3"))
     assert b3["leftover_rate_bps"] == 0.0
     assert b3["pftk_bps"] == pytest.approx(tcp.pftk_rate_pps(0.054, 0.52, 0.2) * 8 * 2896)
 
 
 def test_collapse_values_are_q21_q22():
-    v = widgets.collapse_values(10.0)
+    v = viz.sharing.collapse_values(10.0)
     assert v["accepted"] == pytest.approx(pick(A, "Q21", "accepted"))
     assert v["goodput_bps"]["AB"] == pytest.approx(pick(A, "Q22", "received by B"))
     assert v["goodput_bps"]["CD"] == pytest.approx(pick(A, "Q22", "received by D"))
@@ -136,7 +136,7 @@ def test_collapse_values_are_q21_q22():
     (1.0, 1.5, 0.5, "wire"), (1.0, 2.0, 1.0, "tc"), (0.5, 3.0, 0.2, "wire"), (2.0, 1.0, 0.5, "tc"),
 ])
 def test_collapse_closed_form_curve_equals_fifo_split(a, shared, exit_, accounting):
-    v = widgets.collapse_values(1.0, a, shared, exit_, accounting)
+    v = viz.sharing.collapse_values(1.0, a, shared, exit_, accounting)
     p = lab5.with_params(a_access_bps=a * 1e6, shared_bps=shared * 1e6, cd_exit_bps=exit_ * 1e6)
     net = lab5.network_lab52(p, "udp", accounting)
     for c, ab, cd in list(zip(v["curve_c_mbps"], v["curve_ab_bps"], v["curve_cd_bps"]))[::17]:
@@ -146,39 +146,39 @@ def test_collapse_closed_form_curve_equals_fifo_split(a, shared, exit_, accounti
 
 
 def test_collapse_curve_peaks_where_c_fills_its_exit_link():
-    v = widgets.collapse_values(10.0)
+    v = viz.sharing.collapse_values(10.0)
     assert v["best_c_mbps"] == pytest.approx(0.5)
     assert v["best_total_bps"] == pytest.approx(1.5e6 * 1000 / 1066)
 
 
 def test_rtt_fairness_values_are_q35_and_cubic_is_fairer():
     for y, name in ((500.0, "D2"), (1000.0, "D3")):
-        v = widgets.rtt_fairness_values(y)
+        v = viz.fairness.rtt_fairness_values(y)
         assert v["reno_bps"]["h1"] == pytest.approx(pick(A, "Q35", f"{name}: goodput of h1"), rel=1e-9)
         assert v["reno_bps"]["h2"] == pytest.approx(pick(A, "Q35", f"{name}: goodput of h2"), rel=1e-9)
         assert v["reno_share"] < v["cubic_share"] < 0.5
         total = v["cubic_bps"]["h1"] + v["cubic_bps"]["h2"]
         assert total == pytest.approx(v["capacity_bps"], rel=1e-12)
-    assert widgets.rtt_fairness_values(0.0)["cubic_share"] == pytest.approx(0.5)
+    assert viz.fairness.rtt_fairness_values(0.0)["cubic_share"] == pytest.approx(0.5)
 
 
 def test_parking_lot_values_are_q39_q40_and_solvers_agree():
-    v = widgets.parking_lot_values(5, 5, 1.0)
+    v = viz.fairness.parking_lot_values(5, 5, 1.0)
     for f in ("1to3", "1to2", "2to3"):
         assert v["rates_bps"]["max-min"][f] == pytest.approx(pick(A, "Q39", f))
         assert v["rates_bps"]["proportional"][f] == pytest.approx(pick(A, "Q40", f), rel=1e-9)
         assert v["rates_bps"]["alpha"][f] == pytest.approx(pick(A, "Q40", f), rel=1e-9)
     rng = np.random.default_rng(7)
     for c1, c2 in rng.uniform(0.5, 10.0, size=(5, 2)):
-        newton = widgets.parking_lot_values(c1, c2, 2.0, "newton")["rates_bps"]["proportional"]
-        cvx = widgets.parking_lot_values(c1, c2, 2.0, "cvxpy")["rates_bps"]["proportional"]
+        newton = viz.fairness.parking_lot_values(c1, c2, 2.0, "newton")["rates_bps"]["proportional"]
+        cvx = viz.fairness.parking_lot_values(c1, c2, 2.0, "cvxpy")["rates_bps"]["proportional"]
         for f in newton:
             assert cvx[f] == pytest.approx(newton[f], rel=1e-9)
 
 
 def test_the_cvxpy_problem_is_built_once_and_parametrised():
-    prob = widgets._parking_lot_cvx()
-    assert prob is widgets._parking_lot_cvx()
+    prob = viz.fairness._parking_lot_cvx()
+    assert prob is viz.fairness._parking_lot_cvx()
     assert prob.problem.is_dpp()
     assert [p.name() for p in prob.problem.parameters()] == ["capacity"]
     first = prob.solve([5e6, 5e6])
@@ -188,37 +188,30 @@ def test_the_cvxpy_problem_is_built_once_and_parametrised():
         prob.solve([5e6, -1.0])
 
 
-def test_proportional_fair_problem_with_weights_matches_fairness():
-    net = Network({"a": 3e6, "b": 7e6, "c": 2e6},
-                  {"x": Flow(["a", "b"], weight=2.0), "y": ["b", "c"], "z": ["a"], "w": ["c"]})
-    prob = widgets.ProportionalFairProblem(net.routing_matrix, weights=net.weights)
-    np.testing.assert_allclose(prob.solve(net.capacities_bps), fairness.proportional(net).rates.to_numpy(), rtol=1e-9)
-
-
 def test_buffer_values_match_queueing():
-    v = widgets.buffer_values(1000, 5.0, 1, "wire")
+    v = viz.buffers.buffer_values(1000, 5.0, 1, "wire")
     assert v["full_delay_s"] == pytest.approx(queueing.full_buffer_delay_s(1000, 1500, 5e6))
-    v = widgets.buffer_values(1000, 5.0, 2, "tc")
+    v = viz.buffers.buffer_values(1000, 5.0, 2, "tc")
     assert v["full_delay_s"] == pytest.approx(queueing.full_buffer_delay_s(1000, 2948, 5e6, accounting="tc"))
     assert (v["red_min_s"], v["red_max_s"]) == pytest.approx((0.048, 0.056))
-    assert (v["red_min_bytes"], v["red_max_bytes"]) == widgets.RED_THRESHOLDS_BYTES == (30_000, 35_000)
-    assert widgets.buffer_values()["buffer_packets"] == widgets.HANDOUT_MAX_QUEUE_PACKETS == 1000
+    assert (v["red_min_bytes"], v["red_max_bytes"]) == viz.buffers.RED_THRESHOLDS_BYTES == (30_000, 35_000)
+    assert viz.buffers.buffer_values()["buffer_packets"] == viz.buffers.HANDOUT_MAX_QUEUE_PACKETS == 1000
 
 
 def test_buffer_explorer_starts_at_the_given_queue_limit():
-    ex = widgets.buffer_explorer(buffer_packets=400)
+    ex = viz.buffers.buffer_explorer(buffer_packets=400)
     assert ex.controls["buffer_packets"].value == 400
-    assert ex.values["full_delay_s"] == pytest.approx(widgets.buffer_values(400)["full_delay_s"])
-    assert widgets.buffer_explorer(buffer_packets=3000).values["buffer_packets"] == 3000
+    assert ex.values["full_delay_s"] == pytest.approx(viz.buffers.buffer_values(400)["full_delay_s"])
+    assert viz.buffers.buffer_explorer(buffer_packets=3000).values["buffer_packets"] == 3000
 
 
 @pytest.mark.parametrize(
     "factory, measured",
     [
-        (widgets.tcp_udp_explorer, {"B2 measured": (float("nan"), 920e3), "B3 measured": (0.52, 45e3)}),
-        (widgets.collapse_explorer, {"Q25 measured": (10.0, float("nan")), "Q26 measured": (0.53, 1.43e6)}),
-        (widgets.rtt_fairness_explorer, {"CUBIC measured": ([500.0, 1000.0], [float("nan"), 0.35])}),
-        (widgets.buffer_explorer, {"range of measured RTTs (Q46)": (float("nan"), 5.0)}),
+        (viz.sharing.tcp_udp_explorer, {"B2 measured": (float("nan"), 920e3), "B3 measured": (0.52, 45e3)}),
+        (viz.sharing.collapse_explorer, {"Q25 measured": (10.0, float("nan")), "Q26 measured": (0.53, 1.43e6)}),
+        (viz.fairness.rtt_fairness_explorer, {"CUBIC measured": ([500.0, 1000.0], [float("nan"), 0.35])}),
+        (viz.buffers.buffer_explorer, {"range of measured RTTs (Q46)": (float("nan"), 5.0)}),
     ],
 )
 def test_explorers_skip_missing_measurements(factory, measured):
@@ -232,13 +225,13 @@ def test_explorers_skip_missing_measurements(factory, measured):
 
 
 def test_answer_checker():
-    assert widgets.answer_values("4.69 Mbit/s")["correct"]
-    assert not widgets.answer_values("4798 kbit/s")["correct"]
-    assert widgets.answer_values("")["message"] == "your answer: No answer given."
-    explorer = widgets.answer_checker(expected=1066, unit="bytes", question="Q3")
+    assert viz.answers.answer_values("4.69 Mbit/s")["correct"]
+    assert not viz.answers.answer_values("4798 kbit/s")["correct"]
+    assert viz.answers.answer_values("")["message"] == "your answer: No answer given."
+    explorer = viz.answers.answer_checker(expected=1066, unit="bytes", question="Q3")
     explorer.set(answer="1066 bytes")
     assert explorer.text.startswith("your answer: Correct")
-    q4 = widgets.answer_checker()
+    q4 = viz.answers.answer_checker()
     q4.set(answer="4798 kbit/s")   # the measured value: the shaper's accounting, not the handout's
     assert not q4.values["correct"] and "shaper" in q4.text
     assert explorer.image is None
@@ -248,20 +241,18 @@ def test_answer_checker():
 
 
 def _explorer_moves():
-    from labcalc import widgets_measure as wm
-
     return [
-        (widgets.framing_explorer, {"payload_bytes": 9000, "mtu_bytes": 9000}, {"payload_bytes": 100}),
-        (widgets.udp_split_explorer, {"h2_mbps": 15.0}, {"h2_mbps": 2.0}),
-        (widgets.tcp_udp_explorer, {"loss_pct": 70.0}, {"loss_pct": 5.0}),
-        (widgets.collapse_explorer, {"shared_mbps": 4.0}, {"c_mbps": 0.5}),
-        (widgets.rtt_fairness_explorer, {"base_rtt_ms": 400.0}, {"y_ms": 1500.0}),
-        (widgets.parking_lot_explorer, {"alpha": 16.0}, {"alpha": 0.5}),
-        (widgets.buffer_explorer, {"buffer_packets": 2000}, {"buffer_packets": 100}),
-        (wm.sawtooth_explorer, {"algorithm": "cubic"}, {"buffer_packets": 20}),
-        (wm.bufferbloat_explorer, {"buffer_packets": 20}, {"buffer_packets": 100}),
-        (wm.response_explorer, {"link_mbps": 1.0}, {"loss_pct": 0.01, "link_mbps": 500.0}),
-        (wm.chiu_jain_explorer, {"decrease_to_2": 5 / 6}, {"decrease_to_2": 0.5}),
+        (viz.framing.framing_explorer, {"payload_bytes": 9000, "mtu_bytes": 9000}, {"payload_bytes": 100}),
+        (viz.sharing.udp_split_explorer, {"h2_mbps": 15.0}, {"h2_mbps": 2.0}),
+        (viz.sharing.tcp_udp_explorer, {"loss_pct": 70.0}, {"loss_pct": 5.0}),
+        (viz.sharing.collapse_explorer, {"shared_mbps": 4.0}, {"c_mbps": 0.5}),
+        (viz.fairness.rtt_fairness_explorer, {"base_rtt_ms": 400.0}, {"y_ms": 1500.0}),
+        (viz.fairness.parking_lot_explorer, {"alpha": 16.0}, {"alpha": 0.5}),
+        (viz.buffers.buffer_explorer, {"buffer_packets": 2000}, {"buffer_packets": 100}),
+        (viz.buffers.sawtooth_explorer, {"algorithm": "cubic"}, {"buffer_packets": 20}),
+        (viz.buffers.bufferbloat_explorer, {"buffer_packets": 20}, {"buffer_packets": 100}),
+        (viz.response.response_explorer, {"link_mbps": 1.0}, {"loss_pct": 0.01, "link_mbps": 500.0}),
+        (viz.response.chiu_jain_explorer, {"decrease_to_2": 5 / 6}, {"decrease_to_2": 0.5}),
     ]
 
 
@@ -275,13 +266,11 @@ def _pixels(png):
 
 @pytest.mark.parametrize("case", range(11))
 def test_redraw_equals_a_fresh_drawing(case, monkeypatch):
-    from labcalc import plots
-
     build, first, second = _explorer_moves()[case]
     kept = build()
     kept.set(**first)
     kept.set(**second)  # drawn over the first picture, on reset axes
-    monkeypatch.setattr(plots, "reset_axes", lambda ax: ax.clear())
+    monkeypatch.setattr(viz._base, "reset_axes", lambda ax: ax.clear())
     fresh = build()
     fresh.set(**first)
     fresh.set(**second)  # drawn on a cleared axes

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from labcalc import widgets
+from labcalc import viz
 from tests.labserver import REPO, lab_server
 
 CHROMIUM = "/usr/bin/chromium"
@@ -127,12 +127,12 @@ def _press_right(page, index: int):
 CASES = {
     # notebook: (compute the readout for settings, default settings, slider order)
     "02-udp-competition": (
-        lambda s: widgets.udp_split_readout(widgets.udp_split_values(**s)),
+        lambda s: viz.sharing.udp_split_readout(viz.sharing.udp_split_values(**s)),
         dict(h1_mbps=1.0, h2_mbps=4.0, bottleneck_mbps=5.0, accounting="wire"),
         ["h1_mbps", "h2_mbps", "bottleneck_mbps"],
     ),
     "06-multiple-bottlenecks": (
-        lambda s: widgets.parking_lot_readout(widgets.parking_lot_values(**s)),
+        lambda s: viz.fairness.parking_lot_readout(viz.fairness.parking_lot_values(**s)),
         dict(c1_mbps=5.0, c2_mbps=5.0, alpha=2.0, solver="newton"),
         ["c1_mbps", "c2_mbps"],
     ),
