@@ -23,7 +23,7 @@ import pytest
 
 from labcalc import compare, grading
 from labcalc.cli import main
-from labcalc.grading.batch import _cell
+from labcalc.grading.answerfile import cell_text as _cell
 from labcalc.grading.check import display_scale, number_text
 from labcalc.grading.keys import answer_key
 from labcalc.labs import lab5
@@ -77,7 +77,7 @@ def graded(request):
                        "question": [q for q, _ in rows],
                        "answer": pd.Series([a for _, a in rows], dtype=object),
                        "variant": seed})
-    res = grading.grade(df)
+    res = grading.grade(df, "lab5")
     assert res.problems == ()
     detail = res.detail.set_index("student").loc[df["student"]]
     return seed, rows, detail
@@ -89,7 +89,7 @@ def test_notebook_check_equals_batch_grade(graded):
     seed, rows, detail = graded
     assert len(detail) == len(rows) > 55 * 10
     for (answer_id, answer), r in zip(rows, detail.itertuples()):
-        one = compare.check_answer(answer_id, answer, seed=seed, quiet=True)
+        one = compare.check_answer(answer_id, answer, seed=seed, quiet=True, lab="lab5")
         got = (one.correct, one.score, one.diagnosis, one.message)
         want = (bool(r.correct), float(r.score), r.diagnosis, r.message)
         assert got == want, (answer_id, answer)
@@ -112,8 +112,8 @@ def test_sweep_covers_every_diagnosis_the_key_knows(graded):
 
 def test_issue_example_percent_given_for_a_fraction():
     # "6.2" for a loss of 6.19 %: grade says a percentage without its % sign (50 %); so does the notebook
-    res = grading.grade(pd.DataFrame({"student": ["a"], "question": ["Q13.7"], "answer": ["6.2"]}))
-    one = compare.check_answer("Q13.7", "6.2", quiet=True)
+    res = grading.grade(pd.DataFrame({"student": ["a"], "question": ["Q13.7"], "answer": ["6.2"]}), "lab5")
+    one = compare.check_answer("Q13.7", "6.2", quiet=True, lab="lab5")
     assert (one.diagnosis, one.score) == (res.detail.diagnosis[0], res.detail.score[0]) == ("percent_fraction", 0.5)
     assert one.message == res.detail.message[0]
     assert "without a % sign is read as a fraction" in one.message
@@ -150,9 +150,9 @@ def test_meaning_of_unit_is_the_batch_graders():
         assert (r.correct, r.score, r.diagnosis) == (False, 0.5, "percent_fraction")
         assert r.given == pytest.approx(6.2)
     res = grading.grade(pd.DataFrame({"student": ["a", "b"], "question": ["Q13.7", "Q13.7"],
-                                      "answer": ["0.0619", 0.0619]}))
+                                      "answer": ["0.0619", 0.0619]}), "lab5")
     assert res.detail.correct.tolist() == [True, True]
-    assert grading.check_answer("Q13.7", 0.0619).correct and grading.check_answer("Q13.7", "0.0619").correct
+    assert grading.check_answer("Q13.7", 0.0619, lab="lab5").correct and grading.check_answer("Q13.7", "0.0619", lab="lab5").correct
 
 
 def test_number_text_is_how_the_batch_grader_writes_a_number():
@@ -211,7 +211,7 @@ def test_answers_csv_of_a_variant(capsys):
 # -- item 10: question-aware checks in the notebooks ----------------------------------------
 
 def test_question_aware_check_gives_the_hint_that_matters(capsys):
-    r = compare.check_answer("Q4", "5 Mbit/s")
+    r = compare.check_answer("Q4", "5 Mbit/s", lab="lab5")
     line = capsys.readouterr().out
     assert (r.diagnosis, r.score) == ("header_overhead", 0.5)
     assert line == ("Q4: Partly right (50 % of the points): '5 Mbit/s' is off by exactly the frame "
@@ -219,28 +219,28 @@ def test_question_aware_check_gives_the_hint_that_matters(capsys):
     # the plain check knows only the distance
     assert grading.check("5 Mbit/s", 4.69e6).diagnosis is None
     # the other accounting, named
-    r = compare.check_answer("q4", "4798 kbit/s", quiet=True)
+    r = compare.check_answer("q4", "4798 kbit/s", quiet=True, lab="lab5")
     assert r.diagnosis == "wire_vs_shaper" and "Linux shaper" in r.message
     # on a variant, the variant's key
-    assert compare.check_answer("Q3", "666 bytes", seed=_variant_with_other_numbers(), quiet=True).correct is (
+    assert compare.check_answer("Q3", "666 bytes", seed=_variant_with_other_numbers(), quiet=True, lab="lab5").correct is (
         lab5.variant(_variant_with_other_numbers()).udp_payload_bytes == 600)
 
 
 def test_multi_part_id_lists_its_parts(capsys):
-    assert compare.check_answer("Q13", "1 Mbit/s") is None
+    assert compare.check_answer("Q13", "1 Mbit/s", lab="lab5") is None
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "Q13: lab5 question Q13 asks for 12 numbers; check each one by its own id:"
     parts = [line.split(None, 1) for line in out[1:]]
     assert [p[0] for p in parts] == [f"Q13.{k}" for k in range(1, 13)]
     assert parts[0][1] == "A1: goodput of h1 (UDP)" and parts[11][1] == "A3: loss of h2"
     with pytest.raises(KeyError) as exc:
-        grading.check_answer("Q13", "1 Mbit/s")
+        grading.check_answer("Q13", "1 Mbit/s", lab="lab5")
     assert "Q13.12  A3: loss of h2" in str(exc.value)
     with pytest.raises(KeyError, match=r"^lab5 has no answer 'Q99'$"):
-        grading.check_answer("Q99", "1")
-    assert compare.check_answer("Q99", "1", quiet=True) is None
+        grading.check_answer("Q99", "1", lab="lab5")
+    assert compare.check_answer("Q99", "1", quiet=True, lab="lab5") is None
     # with a unit, the first argument is an answer, as a widget's text box passes it
-    r = compare.check_answer("Q4", 4.69e6, unit="Mbit/s", quiet=True)
+    r = compare.check_answer("Q4", 4.69e6, unit="Mbit/s", quiet=True, lab="lab5")
     assert r.diagnosis == "unreadable" and r.score == 0.0
 
 

@@ -217,15 +217,15 @@ def test_closest_slip_wins():
     ("Q29", "0.3 ms", "kilo_mega"),
 ])
 def test_check_answer_knows_the_context_slips(answer_id, answer, code):
-    r = check_answer(answer_id, answer)
+    r = check_answer(answer_id, answer, lab="lab5")
     assert r.diagnosis == code, r.message
 
 
 def test_check_answer_on_a_variant():
     key = grading.answer_key("lab5", 11)
     value = key.value("Q4")
-    assert check_answer("Q4", f"{value / 1e6:.4f} Mbit/s", seed=11).correct
-    assert not check_answer("Q4", f"{value / 1e6:.4f} Mbit/s", seed=0).correct or math.isclose(
+    assert check_answer("Q4", f"{value / 1e6:.4f} Mbit/s", seed=11, lab="lab5").correct
+    assert not check_answer("Q4", f"{value / 1e6:.4f} Mbit/s", seed=0, lab="lab5").correct or math.isclose(
         value, grading.answer_key("lab5", 0).value("Q4"), rel_tol=0.01)
 
 
@@ -259,7 +259,7 @@ def test_other_accounting_hints_name_the_accountings_involved(accounting):
     wire = grading.answer_key("lab5", 0, "wire").value("Q4")
     key = grading.answer_key("lab5", 0, accounting)
     assert key.alternative("Q4", "wire_vs_shaper") == pytest.approx(wire)
-    r = check_answer("Q4", f"{wire / 1e3:.1f} kbit/s", accounting=accounting)
+    r = check_answer("Q4", f"{wire / 1e3:.1f} kbit/s", accounting=accounting, lab="lab5")
     assert r.diagnosis == "wire_vs_shaper", r.message  # not binary_prefix (frame: 1.9 % off)
     words = {"tc": "the Linux shaper's accounting", "frame": "the Ethernet frame's accounting",
              "ip": "the IP packet's accounting"}[accounting]
@@ -268,7 +268,7 @@ def test_other_accounting_hints_name_the_accountings_involved(accounting):
 
 
 def test_wire_key_names_the_shaper():
-    r = check_answer("Q4", "4798 kbit/s")
+    r = check_answer("Q4", "4798 kbit/s", lab="lab5")
     assert "is the value in the Linux shaper's accounting" in r.message
     assert "but the question uses the wire's accounting" in r.message
     # check() names the accounting it is told, and the other one of the keys
@@ -289,13 +289,13 @@ def test_other_accounting_comes_before_a_binary_prefix():
 
 def test_percent_slip_only_for_shares():
     # Q19's c is a constant, not a percentage: 122 is not "100 times too large"
-    r = check_answer("Q19", "122")
+    r = check_answer("Q19", "122", lab="lab5")
     assert r.diagnosis != "percent_fraction" and "100 times" not in r.message
     assert check("122", 1.2247, unit="").diagnosis is None
     assert check("122", 1.2247, unit="1").diagnosis is None
     assert check("122", 1.2247, unit="%").diagnosis == "percent_fraction"
-    assert check_answer("Q13.7", "6.19").diagnosis == "percent_fraction"
-    assert check_answer("Q21.1", "13.6").diagnosis == "percent_fraction"
+    assert check_answer("Q13.7", "6.19", lab="lab5").diagnosis == "percent_fraction"
+    assert check_answer("Q21.1", "13.6", lab="lab5").diagnosis == "percent_fraction"
 
 
 @pytest.mark.parametrize("answer, expected, unit", [
@@ -326,7 +326,7 @@ def test_wording_of_messages():
     r = check("4.80 Mbit/s", Q4, unit="Mbit/s")
     assert "is 2.4 % too large" in r.message
     # a slip granted full credit is not "Partly right (100 %)"
-    r = check_answer("Q4", "4798 kbit/s", credit={"wire_vs_shaper": 1.0})
+    r = check_answer("Q4", "4798 kbit/s", credit={"wire_vs_shaper": 1.0}, lab="lab5")
     assert r.score == 1.0 and r.message.startswith("Accepted for full points:")
     assert "Partly right (100" not in r.message
     # a bare number gets a unit suggestion in a fitting prefix
@@ -353,21 +353,21 @@ def test_wording_of_messages():
 def test_zero_and_near_zero_get_no_slip_credit(answer_id, answer):
     # slips that divide (by 1000, 8000, 100) used to keep the question's whole
     # absolute tolerance, so that their band covered 0
-    r = check_answer(answer_id, answer)
+    r = check_answer(answer_id, answer, lab="lab5")
     assert r.score == 0.0 and r.diagnosis is None, r.message
     assert "below the expected value" in r.message
 
 
 def test_slip_band_is_the_right_band_transformed():
     # the slip values themselves are still recognised...
-    assert check_answer("Q29", "0.3 ms").diagnosis == "kilo_mega"       # seconds written as ms
-    assert check_answer("Q3", "1.066 bytes").diagnosis == "kilo_mega"
-    assert check_answer("Q13.7", "0.0619 %").diagnosis == "percent_fraction"
+    assert check_answer("Q29", "0.3 ms", lab="lab5").diagnosis == "kilo_mega"       # seconds written as ms
+    assert check_answer("Q3", "1.066 bytes", lab="lab5").diagnosis == "kilo_mega"
+    assert check_answer("Q13.7", "0.0619 %", lab="lab5").diagnosis == "percent_fraction"
     # ... within the right answer's tolerance transformed by the slip: 0.5 bytes / 8000
-    assert check_answer("Q3", "0.13325 bytes").diagnosis == "bytes_bits+kilo_mega"
-    assert check_answer("Q3", "0.1335 bytes").diagnosis is None
+    assert check_answer("Q3", "0.13325 bytes", lab="lab5").diagnosis == "bytes_bits+kilo_mega"
+    assert check_answer("Q3", "0.1335 bytes", lab="lab5").diagnosis is None
     # x 1000: the absolute tolerance grows with the value (0.5 ms x 1000 = 0.5 s)
-    assert check_answer("Q29", "300.6 s").diagnosis == "kilo_mega"
+    assert check_answer("Q29", "300.6 s", lab="lab5").diagnosis == "kilo_mega"
     # with no absolute tolerance, nothing changes
     assert check("0.062 %", 0.0619, unit="%").diagnosis == "percent_fraction"
 
@@ -381,10 +381,10 @@ def test_slip_band_is_the_right_band_transformed():
     ("Q13.3", -0.001, "a loss or a share cannot be negative"),  # a number reads as its text
 ])
 def test_negative_answers_are_refused(answer_id, answer, words):
-    r = check_answer(answer_id, answer)
+    r = check_answer(answer_id, answer, lab="lab5")
     assert (r.correct, r.score, r.diagnosis) == (False, 0.0, "negative")
     assert r.message.startswith("Not correct:") and r.message.endswith(words + ".")
-    assert check_answer("Q13.3", "0 %").correct and check_answer("Q13.3", "-0").correct
+    assert check_answer("Q13.3", "0 %", lab="lab5").correct and check_answer("Q13.3", "-0", lab="lab5").correct
 
 
 def test_negative_answers_where_the_value_may_be_negative():
@@ -405,18 +405,18 @@ def test_superscript_and_circled_digits_are_refused(answer, char):
 
 
 def test_doubled_percent_sign_is_refused():
-    r = check_answer("Q13.7", "6.2 %%")
+    r = check_answer("Q13.7", "6.2 %%", lab="lab5")
     assert r.diagnosis == "unreadable" and r.score == 0.0
     assert r.message == "Cannot read '6.2 %%': '%%' has more than one % sign. Write a single one, such as '6.2 %'."
 
 
 def test_second_review_wording():
     # a constant is not a percentage
-    r = check_answer("Q19", "1.22 Mbit/s")
+    r = check_answer("Q19", "1.22 Mbit/s", lab="lab5")
     assert r.message == ("Not correct: '1.22 Mbit/s' is a rate, but the question asks for a plain "
                          "number, without a unit.")
     assert "(in %)" not in r.message
-    r = check_answer("Q13.7", "6.2 Mbit/s")
+    r = check_answer("Q13.7", "6.2 Mbit/s", lab="lab5")
     assert "asks for a share (in %, or as a fraction between 0 and 1)" in r.message
     # an unreadable answer: clear sentences, no nested brackets
     r = check("4,690 kbit/s", Q4, unit="Mbit/s")
@@ -424,7 +424,7 @@ def test_second_review_wording():
                          "with a decimal point (4.690) or without the comma (4690).")
     assert check("abc", Q4, unit="Mbit/s").message == (
         "Cannot read 'abc': write a number followed by its unit, such as '4.69 Mbit/s'.")
-    assert check_answer("Q19", "abc").message == "Cannot read 'abc': write a plain number, such as '1.22'."
+    assert check_answer("Q19", "abc", lab="lab5").message == "Cannot read 'abc': write a plain number, such as '1.22'."
     assert check("4.69 Mbitz", Q4, unit="Mbit/s").message == (
         "Cannot read '4.69 Mbitz': unknown unit 'Mbitz'. Write a number followed by its unit, "
         "such as '4.69 Mbit/s'.")
@@ -437,9 +437,9 @@ def test_second_review_wording():
 ])
 def test_keys_in_other_accountings_name_the_one_that_matches(accounting, answer, words):
     # an ip key: the shaper's value is not "rounding", it is the shaper's accounting
-    r = check_answer("Q4", answer, accounting=accounting)
+    r = check_answer("Q4", answer, accounting=accounting, lab="lab5")
     assert r.diagnosis == "wire_vs_shaper" and r.score == 0.75, r.message
     assert f"is the value in {words}" in r.message and "keep more digits" not in r.message
-    res = grading.grade(grading.read_answers(f"student,question,answer\nada,Q4,{answer}\n".encode()),
+    res = grading.grade(grading.read_answers(f"student,question,answer\nada,Q4,{answer}\n".encode()), "lab5",
                         accounting=accounting)
     assert res.detail.message[0] == r.message

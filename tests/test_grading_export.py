@@ -168,7 +168,7 @@ def test_percent_questions_agree_with_grade():
     right, *slips = item["answers"]
     bare_fraction, bare_percent = f"{right[1]:.4f}", f"{100 * right[1]:.2f}"
     res = grading.grade(pd.DataFrame({"student": ["a", "b"], "question": ["Q21.1"] * 2,
-                                      "answer": [bare_fraction, bare_percent]}))
+                                      "answer": [bare_fraction, bare_percent]}), "lab5")
     by = res.detail.set_index("student")
     assert by.loc["a", "score"] == 1.0
     slip = [s for s in slips if abs(s[1] - float(bare_percent)) <= s[2]]
@@ -254,7 +254,7 @@ def test_slip_tolerance_matches_grade():
             # an answer in the middle of it gets the same share from grade(), up to
             # Moodle's grade list (37.5 % is written as 40 %)
             text = f"{shown:.12g} {item['unit']}".strip()
-            r = grading.check_answer(answer_id, text)
+            r = grading.check_answer(answer_id, text, lab="lab5")
             assert fraction == grading.export._nearest_fraction(r.score), (answer_id, text, r.message)
 
 

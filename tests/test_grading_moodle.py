@@ -162,7 +162,7 @@ def graded(xml):
             rows.append({"student": f"s{len(rows)}", "question": qid, "variant": int(seed),
                          "answer": response, "kind": kind})
             moodle.append(q.grade(response))
-    result = grading.grade(pd.DataFrame(rows).drop(columns="kind"))
+    result = grading.grade(pd.DataFrame(rows).drop(columns="kind"), "lab5")
     detail = result.detail.set_index("student").reindex([r["student"] for r in rows])
     return rows, moodle, detail
 
@@ -255,7 +255,7 @@ def test_a_zero_answer_is_the_interval_from_zero():
     assert answer == pytest.approx(tol)
     assert q.grade("-0.0009") == 0.0 and q.grade("0") == 1.0 and q.grade(_number(2 * tol)) == 1.0
     res = grading.grade(pd.DataFrame({"student": ["a", "b"], "question": [qid] * 2,
-                                      "variant": [seed] * 2, "answer": ["-0.0009", "0"]}))
+                                      "variant": [seed] * 2, "answer": ["-0.0009", "0"]}), "lab5")
     assert res.detail["score"].tolist() == [0.0, 1.0]
 
 
@@ -264,7 +264,7 @@ def test_a_zero_answer_is_the_interval_from_zero():
 def _one(answer_id, seed, response):
     (q,) = _questions(grading.moodle_xml("lab5", [seed], answer_ids=[answer_id]))
     res = grading.grade(pd.DataFrame({"student": ["a"], "question": [answer_id], "variant": [seed],
-                                      "answer": [response]}))
+                                      "answer": [response]}), "lab5")
     return q, q.grade(response), float(res.detail["score"].iloc[0])
 
 
