@@ -71,10 +71,10 @@ $CATEGORY: $course$/top/labcalc/lab5/Q3
 
 from __future__ import annotations
 
+import functools
 import html
 from decimal import Decimal
 import math
-import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
@@ -143,22 +143,28 @@ _FORM_TEXT = {
 }
 
 
+@functools.lru_cache(maxsize=1024)
 def _nearest_fraction(share: float) -> float:
+    """The grade Moodle accepts [%] nearest to a share of the points [1]."""
     return min(MOODLE_FRACTIONS, key=lambda f: abs(f - 100.0 * share))
 
 
 def _fmt(x: float) -> str:
     """A number in plain decimal notation, never with an exponent, that reads back exactly.
 
-    ``repr`` gives the shortest text that reads back as the same float; :mod:`decimal`
-    writes it out without an exponent (``1.421801e-05`` -> ``0.00001421801``), which
-    every GIFT reader understands (pygiftparser reads an exponent wrongly, gift-pegjs
-    refuses it).
+    ``repr`` gives the shortest text that reads back as the same float; when it has an
+    exponent, :mod:`decimal` writes it out without one (``1.421801e-05`` ->
+    ``0.00001421801``), which every GIFT reader understands (pygiftparser reads an
+    exponent wrongly, gift-pegjs refuses it).
     """
+    x = float(x)
     if x == 0:
         return "0"
-    text = format(Decimal(repr(float(x))), "f")
-    return text.rstrip("0").rstrip(".") if "." in text else text
+    text = repr(x)
+    if "e" in text:
+        text = format(Decimal(text), "f")
+        return text.rstrip("0").rstrip(".") if "." in text else text
+    return text[:-2] if text.endswith(".0") else text
 
 
 def quiz_items(lab: str = "lab5", seeds: Iterable[int] = range(1, 21), *,
@@ -225,104 +231,206 @@ def quiz_items(lab: str = "lab5", seeds: Iterable[int] = range(1, 21), *,
                 wanted.append(found)
     seeds = [int(s) for s in seeds]
     keys = {s: answer_key(lab, s, accounting) for s in seeds}
+    others = other_accountings(accounting)
+    feedbacks: dict[tuple, str] = {}
     items = []
     for answer_id in wanted:
         a = answers[answer_id]
-        for s in seeds:
-            key = keys[s]
-            i = key.index(answer_id)
-            unit = key.display_units[i]
+        rows = [(s, keys[s], keys[s].index(answer_id)) for s in seeds]
+        value = np.array([float(k.values[i]) for _, k, i in rows])
+        atol = np.array([float(k.atol[i]) for _, k, i in rows])
+        rtol = np.array([float(k.rtol[i]) for _, k, i in rows])
+        display = np.array([float(k.display_factors[i]) for _, k, i in rows])
+        units = [k.display_units[i] for _, k, i in rows]
+        bases = [k.units[i] for _, k, i in rows]
+        percent = np.array([is_percent_unit(u) for u in units])
+        nonneg = (percent | np.isin(np.asarray(bases, object), list(NONNEGATIVE_NAME))) & (value >= 0)
+        # the right answer: labcalc's band; a loss of 0 is [0, tol]
+        tol = tolerance_band(value, rtol, atol, 0, display)
+        lo_right = np.where(nonneg, np.maximum(value - tol, 0.0), value - tol)
+        hi_right = value + tol
+        # the slips: one computation per question shape (the value only scales it)
+        shape_of = [None] * len(rows)
+        worded: dict[int, list] = {}  # per shape: (Moodle grade, feedback) of each stretch
+        if slips:
+            alts = [_alternatives(k, i, accounting) for _, k, i in rows]
+            shape_of = _shape_stretches(value, rtol, atol, nonneg, percent, bases, alts, credits)
+        for r, (s, key, i) in enumerate(rows):
+            unit = units[r]
             asked = unit if UNIT_CHOICES.get(unit, ((unit, 1.0),)) else ""  # "%": a fraction
-            factor = float(key.display_factors[i]) if asked else 1.0
-            value = float(key.values[i])
-            atol, rtol = float(key.atol[i]), float(key.rtol[i])
-            tol = atol + rtol * abs(value)
-            alts = {code: [float(v[i]) for v in key.other_values.values()]
-                    if code == "wire_vs_shaper" else [float(key.alternatives[code][i])]
-                    for code in CONTEXT_SLIPS}
-            if "wire_vs_shaper" in alts:  # in the order labcalc grade tries them
-                alts["wire_vs_shaper"] = [float(key.other_values.get(o, key.values * math.nan)[i])
-                                          for o in other_accountings(accounting)]
-            written = _answer_list(value, key.units[i], unit, atol, rtol, float(key.display_factors[i]),
-                                   alts, credits, accounting, slips)
-            written = [(f, float(lo) / factor, float(hi) / factor, fb) for f, lo, hi, fb in written]
+            factor = display[r] if asked else 1.0
+            answers_r = [(100.0, float((lo_right[r] + hi_right[r]) / 2 / factor),
+                          float((hi_right[r] - lo_right[r]) / 2 / factor), "Right.")]
+            stretch = shape_of[r]
+            if stretch is not None and value[r] != 0:
+                lo_n, hi_n, what = stretch
+                labels = worded.get(id(what))
+                if labels is None:
+                    labels = worded[id(what)] = [_label(w, accounting, others, feedbacks) for w in what]
+                scale = abs(value[r]) / factor
+                lo, hi = lo_n * scale, hi_n * scale
+                answers_r += [(f, mid, half, text) for (f, text), mid, half
+                              in zip(labels, ((lo + hi) / 2).tolist(), ((hi - lo) / 2).tolist())]
             text = a.text(key.params, accounting)
             text += f" Give the answer in {unit}." if asked else _FORM_TEXT.get(unit, _FORM_TEXT[""])
             items.append({
                 "id": answer_id, "seed": s, "name": f"{lab} {answer_id} (variant {s})", "text": text,
-                "unit": asked, "factor": factor, "points": float(key.points[i]),
-                "answers": [(f, (lo + hi) / 2, (hi - lo) / 2, fb) for f, lo, hi, fb in written],
+                "unit": asked, "factor": float(factor), "points": float(key.points[i]), "answers": answers_r,
             })
     return items
 
 
-def _answer_list(value, base, unit, atol, rtol, display_factor, alts, credits, accounting, slips):
-    """The answers of one question as intervals [base units], the right one first.
+def _label(what, accounting, others, feedbacks):
+    """(Moodle grade [%], feedback) of a stretch whose verdict is ``what``."""
+    score, code, f, which, ratio = what
+    other = others[which] if code.startswith("wire_vs_shaper") and 0 <= which < len(others) else None
+    fkey = (code, f, ratio if "header_overhead" in code else None, other)
+    text = feedbacks.get(fkey)
+    if text is None:
+        text = feedbacks[fkey] = _feedback(code, f, ratio, accounting, other)
+    return _nearest_fraction(score), text
 
-    Each interval is a stretch of the number line on which labcalc's own grader
-    (:func:`labcalc.grading.diagnosis.evaluate`) gives one and the same verdict, so
-    the quiz cannot drift from it: the stretches are found by asking the grader at
-    the midpoint between every two consecutive edges that its rules can produce (the
-    edges of every band, the "clearly closer to the slip" limits, the points where
-    two slips are equally close, 0). The slips tried are those of
-    ``diagnosis._candidates``, the list the grader itself tries (one slip, two at
-    once, a context slip with a generic one on top).
+
+def _alternatives(key, i: int, accounting: str) -> dict[str, list[float]]:
+    """The context slips' values of answer ``i`` of ``key`` [base units], in the grader's order."""
+    alts = {code: [float(key.alternatives[code][i])] for code in CONTEXT_SLIPS if code != "wire_vs_shaper"}
+    # the other accountings, in the order labcalc grade tries them
+    alts["wire_vs_shaper"] = [float(key.other_values[o][i]) if o in key.other_values else math.nan
+                              for o in other_accountings(accounting)]
+    return {code: alts[code] for code in CONTEXT_SLIPS}
+
+
+def _shape_stretches(value, rtol, atol, nonneg, percent, bases, alts, credits):
+    """Per variant, the credit stretches of its question shape, on the value scaled to ±1.
+
+    The grader's rules are unchanged when every value of a question (the key, its
+    absolute tolerance, the context slips' values) is multiplied by the same positive
+    number, so the stretches are computed once per shape: sign of the value, rtol,
+    atol / |value|, context slips / |value|, base unit, percent and sign rules. Returns
+    one ``(lo, hi, what)`` per variant (``lo``, ``hi`` arrays on the ±1 scale, ``what``
+    the verdict of each stretch), or None for a value of 0 or one without a slip.
     """
-    percent = is_percent_unit(unit)
-    nonneg = (percent or base in NONNEGATIVE_NAME) and value >= 0
-    one = lambda x: np.asarray([x], float)  # noqa: E731
-    e, rt, at, sig, df = one(value), one(rtol), one(atol), np.zeros(1), one(display_factor)
-    tol = float(tolerance_band(e, rt, at, sig, df)[0])
-    lo_right = max(value - tol, 0.0) if nonneg else value - tol  # a loss of 0: [0, tol]
-    right = [(100.0, lo_right, value + tol, "Right.")]
-    if not slips or value == 0:
-        return right
-    alternatives = {k: [one(v) for v in vs] for k, vs in alts.items()}
-    labels, _, values, _, _ = slip_candidates(e, np.asarray([base], object), alternatives,
-                                          np.asarray([percent]))
-    a = values[0]
-    ok = ~np.isnan(a) & (a != 0)
-    a = a[ok]
-    if a.size == 0:
-        return right
-    scale = np.abs(a / value)
-    cand_tol = tolerance_band(a, rt, at * scale, sig, df)
-    half = SLIP_BAND * cand_tol
-    edges = [0.0, value - tol, value + tol, value - ROUNDING_FACTOR * tol, value + ROUNDING_FACTOR * tol]
-    edges += [*(a - half), *(a + half), *cand_tol, *(-cand_tol), *(2 * a - value), *((2 * a + value) / 3)]
-    # where two slips are equally close (distance measured in each one's band)
-    for j in range(a.size):
-        for k in range(j + 1, a.size):
-            if abs(a[j] - a[k]) <= half[j] + half[k]:
-                edges.append((a[j] * half[k] + a[k] * half[j]) / (half[j] + half[k]))
-                if half[j] != half[k]:
-                    edges.append((a[j] * half[k] - a[k] * half[j]) / (half[k] - half[j]))
-    low = min(np.min(a - half), lo_right)
-    high = max(np.max(a + half), value + ROUNDING_FACTOR * tol)
-    edges = np.unique(np.clip(np.asarray(edges, float), low, high))
-    mids = (edges[:-1] + edges[1:]) / 2
-    n = mids.size
-    rep = lambda x: np.full(n, x)  # noqa: E731
-    out = evaluate(mids, np.full(n, "ok", object), rep(value), np.full(n, base, object), rep(rtol),
-                   rep(atol), np.zeros(n), rep(display_factor),
-                   {k: [rep(v) for v in vs] for k, vs in alts.items()}, credits,
-                   percent=np.full(n, percent), nonnegative=np.full(n, nonneg))
-    pieces = []  # (score, diagnosis, factor, alternative, lo, hi), merged when alike
-    for m in range(n):
-        if out["correct"][m] or out["score"][m] <= 0:
+    shapes: dict[tuple, int] = {}
+    index = []
+    for r in range(value.size):
+        n = abs(value[r])
+        if not (n > 0 and math.isfinite(n)):
+            index.append(None)
             continue
-        what = (float(out["score"][m]), out["diagnosis"][m], float(out["factor"][m]),
-                int(out["alternative"][m]), float(out["ratio"][m]))
-        if pieces and pieces[-1][0][:4] == what[:4] and pieces[-1][2] == edges[m]:
-            pieces[-1][2] = edges[m + 1]
-        else:
-            pieces.append([what, edges[m], edges[m + 1]])
-    others = other_accountings(accounting)
-    answers = list(right)
-    for (score, code, factor, which, ratio), lo, hi in pieces:
-        other = others[which] if code.startswith("wire_vs_shaper") and 0 <= which < len(others) else None
-        answers.append((_nearest_fraction(score), lo, hi, _feedback(code, factor, ratio, accounting, other)))
-    return answers
+        scaled = tuple((code, tuple(x / n for x in vs)) for code, vs in alts[r].items())
+        shape = (math.copysign(1.0, value[r]), float(rtol[r]), float(atol[r] / n), bool(nonneg[r]),
+                 bool(percent[r]), bases[r], tuple((c, tuple(None if x != x else x for x in vs))
+                                                   for c, vs in scaled))
+        index.append(shapes.setdefault(shape, len(shapes)))
+    if not shapes:
+        return [None] * value.size
+    # one batch per base unit / kind of share / list of context slips
+    groups: dict[tuple, list[tuple]] = {}
+    for shape in shapes:
+        groups.setdefault((shape[4], shape[5], tuple((c, len(v)) for c, v in shape[6])), []).append(shape)
+    done: dict[int, tuple] = {}
+    for (percent_g, base, _), members in groups.items():
+        sign = np.array([m[0] for m in members])
+        alternatives = {code: [np.array([m[6][c][1][k] if m[6][c][1][k] is not None else math.nan
+                                         for m in members], float) for k in range(len(vs))]
+                        for c, (code, vs) in enumerate(members[0][6])}
+        result = _stretches(sign, np.array([m[1] for m in members]), np.array([m[2] for m in members]),
+                            np.array([m[3] for m in members]), percent_g, base, alternatives, credits)
+        for m, stretch in zip(members, result):
+            done[shapes[m]] = stretch
+    return [None if j is None else done[j] for j in index]
+
+
+def _stretches(sign, rtol, atol, nonneg, percent, base, alternatives, credits):
+    """The stretches of the number line on which the grader gives one partial credit.
+
+    For S question shapes at once (``sign`` ±1, the value of each; ``atol`` and the
+    ``alternatives`` on that scale). Each stretch is a piece of the line on which
+    labcalc's own grader (:func:`labcalc.grading.diagnosis.evaluate`) gives one and
+    the same verdict, so the quiz cannot drift from it: the pieces are found by asking
+    the grader at the midpoint between every two consecutive edges that its rules can
+    produce (the edges of every band, the "clearly closer to the slip" limits, the
+    points where two slips are equally close, 0). The slips tried are those of
+    :func:`labcalc.grading.diagnosis.slip_candidates`, the list the grader itself
+    tries. Only midpoints inside some slip's band (or the rounding band, or below 0
+    when a negative answer earns credit) can earn a partial credit, so only those are
+    asked. Returns per shape ``(lo, hi, what)``, or None when no slip applies.
+    """
+    s = sign.size
+    bases = np.full(s, base, object)
+    labels, _, cand, _, _ = slip_candidates(sign, bases, alternatives, np.full(s, percent))
+    with np.errstate(invalid="ignore"):
+        cand = np.where(cand == 0, np.nan, cand)
+    cand = cand[:, ~np.all(np.isnan(cand), axis=0)]
+    valid = ~np.all(np.isnan(cand), axis=1) if cand.shape[1] else np.zeros(s, bool)
+    if not valid.any():
+        return [None] * s
+    tol = tolerance_band(sign, rtol, atol, 0, 1.0)
+    lo_right = np.where(nonneg, np.maximum(sign - tol, 0.0), sign - tol)
+    cand_tol = tolerance_band(cand, rtol[:, None], atol[:, None] * np.abs(cand), 0, 1.0)
+    half = SLIP_BAND * cand_tol
+    # a shape without any slip has only NaN candidates: its bounds are never used
+    low = np.fmin(np.nanmin(np.where(valid[:, None], cand - half, np.inf), axis=1), lo_right)
+    high = np.fmax(np.nanmax(np.where(valid[:, None], cand + half, -np.inf), axis=1),
+                   sign + ROUNDING_FACTOR * tol)
+    rounding = credits["rounding"] > 0
+    k = cand.shape[1]
+    rows = np.arange(s)
+    # (row, edge, coverage step): +1 where a band starts, -1 where it ends
+    parts = [(rows, np.zeros(s), 0), (rows, sign - tol, 0), (rows, sign + tol, 0),
+             (rows, sign - ROUNDING_FACTOR * tol, int(rounding)),
+             (rows, sign + ROUNDING_FACTOR * tol, -int(rounding))]
+    rk = np.repeat(rows, k)
+    parts += [(rk, (cand - half).ravel(), 1), (rk, (cand + half).ravel(), -1),
+              (rk, cand_tol.ravel(), 0), (rk, -cand_tol.ravel(), 0),
+              (rk, (2 * cand - sign[:, None]).ravel(), 0), (rk, ((2 * cand + sign[:, None]) / 3).ravel(), 0)]
+    # where two slips are equally close (distance measured in each one's band)
+    aj, ak = cand[:, :, None], cand[:, None, :]
+    hj, hk = half[:, :, None], half[:, None, :]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        near = np.triu(np.ones((k, k), bool), 1)[None] & (np.abs(aj - ak) <= hj + hk)
+        r3 = np.broadcast_to(rows[:, None, None], near.shape)
+        parts.append((r3[near], ((aj * hk + ak * hj) / (hj + hk))[near], 0))
+        unequal = near & (hj != hk)
+        parts.append((r3[unequal], ((aj * hk - ak * hj) / (hk - hj))[unequal], 0))
+    row = np.concatenate([p[0] for p in parts])
+    edge = np.concatenate([np.broadcast_to(p[1], p[0].shape) for p in parts])
+    step = np.concatenate([np.full(p[0].shape, p[2]) for p in parts])
+    keep = ~np.isnan(edge) & valid[row]
+    row, edge, step = row[keep], np.clip(edge[keep], low[row[keep]], high[row[keep]]), step[keep]
+    order = np.lexsort((edge, row))
+    row, edge, step = row[order], edge[order], step[order]
+    covered = np.cumsum(step)  # each row's steps add up to 0
+    gap = (row[1:] == row[:-1]) & (edge[1:] > edge[:-1])
+    if credits["negative"] <= 0:
+        gap &= covered[:-1] > 0
+    at = np.flatnonzero(gap)
+    m_row, lo, hi = row[at], edge[at], edge[at + 1]
+    n = at.size
+    out = evaluate((lo + hi) / 2, np.full(n, "ok", object), sign[m_row], np.full(n, base, object),
+                   rtol[m_row], atol[m_row], np.zeros(n), np.ones(n),
+                   {code: [v[m_row] for v in vs] for code, vs in alternatives.items()}, credits,
+                   percent=np.full(n, percent), nonnegative=nonneg[m_row])
+    hit = np.flatnonzero(~out["correct"] & (out["score"] > 0))
+    m_row, lo, hi = m_row[hit], lo[hit], hi[hit]
+    score, diagnosis = out["score"][hit], out["diagnosis"][hit]
+    factor, which, ratio = out["factor"][hit], out["alternative"][hit], out["ratio"][hit]
+    # consecutive pieces with the same verdict merge into one stretch
+    same = ((m_row[1:] == m_row[:-1]) & (lo[1:] == hi[:-1]) & (score[1:] == score[:-1])
+            & (diagnosis[1:] == diagnosis[:-1]) & (factor[1:] == factor[:-1]) & (which[1:] == which[:-1]))
+    first = np.flatnonzero(np.r_[True, ~same])
+    last = np.r_[first[1:] - 1, hit.size - 1]
+    bounds = np.searchsorted(m_row[first], np.arange(s + 1))
+    result = []
+    for r in range(s):
+        if not valid[r]:
+            result.append(None)
+            continue
+        f, t = first[bounds[r]:bounds[r + 1]], last[bounds[r]:bounds[r + 1]]
+        what = list(zip(score[f].tolist(), diagnosis[f].tolist(), factor[f].tolist(), which[f].tolist(),
+                        ratio[f].tolist()))
+        result.append((lo[f], hi[t], what))
+    return result
 
 
 def _feedback(code: str, factor: float, ratio: float, accounting: str, other: str | None) -> str:
@@ -344,17 +452,27 @@ def _feedback(code: str, factor: float, ratio: float, accounting: str, other: st
     return "Partly right: your answer " + slip_hint(code, factor, ratio, accounting, other).removeprefix("it ") + "."
 
 
-def _sub(parent, tag, text=None, **attrs):
-    el = ET.SubElement(parent, tag, {k: str(v) for k, v in attrs.items()})
-    if text is not None:
-        el.text = text
-    return el
+def _xml_text(text: str) -> str:
+    """Text escaped for an XML element: ``&``, ``<``, ``>``, and any non-ASCII character
+    as a character reference (``µ`` as ``&#181;``), so the document is plain ASCII."""
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return text if text.isascii() else text.encode("ascii", "xmlcharrefreplace").decode("ascii")
 
 
-def _text(parent, tag, text, fmt=None):
-    el = _sub(parent, tag, **({"format": fmt} if fmt else {}))
-    _sub(el, "text", text)
-    return el
+def _html_text(text: str) -> str:
+    """Plain text as an HTML paragraph, escaped for an XML element (Moodle's "html" format)."""
+    return _xml_text(f"<p>{html.escape(text, quote=False)}</p>")
+
+
+@functools.lru_cache(maxsize=None)
+def _units_xml(unit: str) -> str:
+    """The ``<units>`` element of a question asked in ``unit``, written once per unit."""
+    choices = UNIT_CHOICES.get(unit, ((unit, 1.0),))
+    if not choices:
+        return ""
+    lines = "".join(f"      <unit><multiplier>{_fmt(m)}</multiplier><unit_name>{_xml_text(n)}</unit_name></unit>\n"
+                    for n, m in choices)
+    return f"    <units>\n{lines}    </units>\n"
 
 
 def moodle_xml(lab: str = "lab5", seeds: Iterable[int] = range(1, 21), *,
@@ -404,45 +522,44 @@ def moodle_xml(lab: str = "lab5", seeds: Iterable[int] = range(1, 21), *,
     """
     if not 0 <= unit_penalty <= 1:
         raise ValueError(f"unit_penalty must be between 0 and 1; got {unit_penalty!r}")
-    root = ET.Element("quiz")
     items = quiz_items(lab, seeds, answer_ids=answer_ids, accounting=accounting, credit=credit,
                        slips=slips)
     base = category or f"labcalc/{lab}"
+    feedback_xml: dict[str, str] = {}
+    out = ['<?xml version="1.0" encoding="UTF-8"?>\n<quiz>\n']
     current = None
     for item in items:
         if item["id"] != current:
             current = item["id"]
-            cat = _sub(root, "question", type="category")
-            _text(cat, "category", f"$course$/top/{base}/{current}")
-            _text(cat, "info", f"Variants of {lab} {current}; draw one at random.", "html")
-        q = _sub(root, "question", type="numerical")
-        _text(q, "name", item["name"])
-        _text(q, "questiontext", f"<p>{html.escape(item['text'], quote=False)}</p>", "html")
-        _text(q, "generalfeedback", "", "html")
-        _sub(q, "defaultgrade", _fmt(item["points"]))
-        _sub(q, "penalty", "0.3333333")
-        _sub(q, "hidden", "0")
-        _sub(q, "idnumber", f"{lab}-{item['id']}-v{item['seed']}")
-        for fraction, value, tol, feedback in item["answers"]:
-            ans = _sub(q, "answer", fraction=_fmt(fraction), format="moodle_auto_format")
-            _sub(ans, "text", _fmt(value))
-            _text(ans, "feedback", f"<p>{html.escape(feedback, quote=False)}</p>", "html")
-            _sub(ans, "tolerance", _fmt(tol))
+            out.append(f'  <question type="category">\n'
+                       f'    <category><text>{_xml_text(f"$course$/top/{base}/{current}")}</text></category>\n'
+                       f'    <info format="html"><text>{_html_text(f"Variants of {lab} {current}; draw one at random.")}'
+                       f'</text></info>\n  </question>\n')
         unit = item["unit"]
         choices = UNIT_CHOICES.get(unit, ((unit, 1.0),))
-        if choices:
-            units = _sub(q, "units")
-            for name, multiplier in choices:
-                u = _sub(units, "unit")
-                _sub(u, "multiplier", _fmt(multiplier))
-                _sub(u, "unit_name", name)
+        idnumber = f"{lab}-{item['id']}-v{item['seed']}"
+        out.append(f'  <question type="numerical">\n'
+                   f'    <name><text>{_xml_text(item["name"])}</text></name>\n'
+                   f'    <questiontext format="html"><text>{_html_text(item["text"])}</text></questiontext>\n'
+                   f'    <generalfeedback format="html"><text></text></generalfeedback>\n'
+                   f'    <defaultgrade>{_fmt(item["points"])}</defaultgrade>\n'
+                   f'    <penalty>0.3333333</penalty>\n    <hidden>0</hidden>\n'
+                   f'    <idnumber>{_xml_text(idnumber)}</idnumber>\n')
+        for fraction, value, tol, feedback in item["answers"]:
+            fb = feedback_xml.get(feedback)
+            if fb is None:
+                fb = feedback_xml[feedback] = _html_text(feedback)
+            out.append(f'    <answer fraction="{_fmt(fraction)}" format="moodle_auto_format"><text>{_fmt(value)}'
+                       f'</text><feedback format="html"><text>{fb}</text></feedback>'
+                       f'<tolerance>{_fmt(tol)}</tolerance></answer>\n')
         graded = bool(unit)
-        _sub(q, "unitgradingtype", "1" if graded else "0")
-        _sub(q, "unitpenalty", f"{unit_penalty if graded else 0.0:.7f}")
-        _sub(q, "showunits", "0" if choices else "3")
-        _sub(q, "unitsleft", "0")
-    ET.indent(root)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+        out.append(f'{_units_xml(unit)}'
+                   f'    <unitgradingtype>{"1" if graded else "0"}</unitgradingtype>\n'
+                   f'    <unitpenalty>{unit_penalty if graded else 0.0:.7f}</unitpenalty>\n'
+                   f'    <showunits>{"0" if choices else "3"}</showunits>\n'
+                   f'    <unitsleft>0</unitsleft>\n  </question>\n')
+    out.append("</quiz>\n")
+    return "".join(out)
 
 
 _GIFT_SPECIAL = str.maketrans({c: "\\" + c for c in "~=#{}:\\"})
@@ -488,6 +605,7 @@ def gift(lab: str = "lab5", seeds: Iterable[int] = range(1, 21), *,
     items = quiz_items(lab, seeds, answer_ids=answer_ids, accounting=accounting, credit=credit,
                        slips=slips)
     base = category or f"labcalc/{lab}"
+    escaped: dict[str, str] = {}
     out = []
     current = None
     for item in items:
@@ -501,6 +619,9 @@ def gift(lab: str = "lab5", seeds: Iterable[int] = range(1, 21), *,
         out.append(f"// {lab} {item['id']}, variant {item['seed']}")
         out.append(f"::{_gift_escape(item['name'])}::{_gift_escape(text)}{{#")
         for fraction, value, tol, feedback in item["answers"]:
-            out.append(f"={'%'}{_fmt(fraction)}%{_fmt(value)}:{_fmt(tol)}#{_gift_escape(feedback)}")
+            fb = escaped.get(feedback)
+            if fb is None:
+                fb = escaped[feedback] = _gift_escape(feedback)
+            out.append(f"=%{_fmt(fraction)}%{_fmt(value)}:{_fmt(tol)}#{fb}")
         out.append("}\n")
     return "\n".join(out)
