@@ -49,7 +49,7 @@ def main(argv=None) -> int:
     n, k = args.students, args.answers
     load_at_start = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     t0 = time.perf_counter()
-    df = grading.simulate_class(n, seed=2025, salt="bench", answers_per_student=k)
+    df = grading.simulate_class(n, seed=2025, salt="bench", answers_per_student=k, lab="lab5")
     t_sim = time.perf_counter() - t0
     buf = io.StringIO()
     df.to_csv(buf, index=False)
@@ -67,20 +67,20 @@ def main(argv=None) -> int:
 
     # warm: keys of every variant cached (as after a first grading run)
     t_read, sheet = best_of(args.repeat, lambda: grading.read_answers(data))
-    t_grade, result = best_of(args.repeat, lambda: grading.grade(sheet))
-    t_both, _ = best_of(args.repeat, lambda: grading.grade(grading.read_answers(data)))
+    t_grade, result = best_of(args.repeat, lambda: grading.grade(sheet, "lab5"))
+    t_both, _ = best_of(args.repeat, lambda: grading.grade(grading.read_answers(data), "lab5"))
     with tempfile.TemporaryDirectory() as tmp:
         t_out, _ = best_of(1, lambda: (result.write_grades(os.path.join(tmp, "g.csv")),
                                        result.write_report(os.path.join(tmp, "r.html"))))
 
     # cold: keys computed during the run
     clear_keys()
-    t_cold_shared, _ = best_of(1, lambda: grading.grade(grading.read_answers(data_shared)))
+    t_cold_shared, _ = best_of(1, lambda: grading.grade(grading.read_answers(data_shared), "lab5"))
     pool = df.assign(variant=df["variant"].rank(method="dense").astype(int) % 20 + 1)
     clear_keys()
-    t_cold_pool, _ = best_of(1, lambda: grading.grade(pool))
+    t_cold_pool, _ = best_of(1, lambda: grading.grade(pool, "lab5"))
     clear_keys()
-    t_cold_all, _ = best_of(1, lambda: grading.grade(grading.read_answers(data)))
+    t_cold_all, _ = best_of(1, lambda: grading.grade(grading.read_answers(data), "lab5"))
     # the answer keys alone, timed directly on an empty cache (as grade computes them)
     seeds = sorted(int(s) for s in df["variant"].unique())
     key_times = []
