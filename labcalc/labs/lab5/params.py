@@ -121,6 +121,15 @@ def _efficiency(payload_bytes, transport, tcp_options_bytes, accounting, mss_byt
 def with_params(**changes) -> Params:
     """The handout's parameters with some changed (a thin wrapper over ``replace``).
 
+    Parameters
+    ----------
+    **changes
+        Fields of :class:`Params` and their new values.
+
+    Returns
+    -------
+    Params
+
     Examples
     --------
     >>> with_params(bottleneck_bps=10e6).bottleneck_bps
