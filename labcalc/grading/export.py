@@ -75,6 +75,7 @@ import functools
 import html
 from decimal import Decimal
 import math
+import re
 from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
@@ -167,6 +168,20 @@ def _fmt(x: float) -> str:
     return text[:-2] if text.endswith(".0") else text
 
 
+_POINT_ZERO = re.compile(r"\.0(?=,|$)")
+
+
+def _fmt_many(numbers: list[float]) -> list[str]:
+    """:func:`_fmt` of each number (Python's ``repr`` of the whole list, then fixed)."""
+    text = repr(numbers)[1:-1]
+    if not text:
+        return []
+    out = _POINT_ZERO.sub("", text).split(", ")
+    if "e" in text or "n" in text or "-0," in text or text.endswith("-0.0"):  # exponents, -0: one by one
+        out = [_fmt(float(x)) if ("e" in x or "n" in x or x == "-0") else x for x in out]
+    return out
+
+
 def quiz_items(lab: str = "lab5", seeds: Iterable[int] = range(1, 21), *,
                answer_ids: Sequence[str] | None = None, accounting: str = "wire",
                credit: Mapping[str, float] | None = None, slips: bool = True) -> list[dict]:
@@ -210,6 +225,17 @@ def quiz_items(lab: str = "lab5", seeds: Iterable[int] = range(1, 21), *,
     >>> loss["unit"], round(loss["answers"][0][1], 4), round(loss["answers"][-1][1], 2)
     ('', 0.0619, 6.19)
     """
+    items = _items(lab, seeds, answer_ids, accounting, credit, slips)
+    for item in items:
+        item["answers"] = [(f, mid, half, text) for (f, text), mid, half
+                           in zip(item.pop("labels"), item.pop("mids"), item.pop("halves"))]
+    return items
+
+
+def _items(lab, seeds, answer_ids, accounting, credit, slips) -> list[dict]:
+    """The questions as :func:`quiz_items` describes them, the answers kept as columns:
+    ``labels`` (grade [%], feedback), ``mids`` and ``halves`` (centre and half-width of
+    each answer's interval, in the question's unit)."""
     from labcalc.grading.keys import answer_key
     from labcalc.labs import get_lab
 
@@ -255,27 +281,29 @@ def quiz_items(lab: str = "lab5", seeds: Iterable[int] = range(1, 21), *,
         if slips:
             alts = [_alternatives(k, i, accounting) for _, k, i in rows]
             shape_of = _shape_stretches(value, rtol, atol, nonneg, percent, bases, alts, credits)
+        right = [(100.0, "Right.")]
         for r, (s, key, i) in enumerate(rows):
             unit = units[r]
             asked = unit if UNIT_CHOICES.get(unit, ((unit, 1.0),)) else ""  # "%": a fraction
             factor = display[r] if asked else 1.0
-            answers_r = [(100.0, float((lo_right[r] + hi_right[r]) / 2 / factor),
-                          float((hi_right[r] - lo_right[r]) / 2 / factor), "Right.")]
+            labels, mids, halves = right, [float((lo_right[r] + hi_right[r]) / 2 / factor)], \
+                [float((hi_right[r] - lo_right[r]) / 2 / factor)]
             stretch = shape_of[r]
             if stretch is not None and value[r] != 0:
                 lo_n, hi_n, what = stretch
                 labels = worded.get(id(what))
                 if labels is None:
-                    labels = worded[id(what)] = [_label(w, accounting, others, feedbacks) for w in what]
+                    labels = worded[id(what)] = right + [_label(w, accounting, others, feedbacks) for w in what]
                 scale = abs(value[r]) / factor
                 lo, hi = lo_n * scale, hi_n * scale
-                answers_r += [(f, mid, half, text) for (f, text), mid, half
-                              in zip(labels, ((lo + hi) / 2).tolist(), ((hi - lo) / 2).tolist())]
+                mids += ((lo + hi) / 2).tolist()
+                halves += ((hi - lo) / 2).tolist()
             text = a.text(key.params, accounting)
             text += f" Give the answer in {unit}." if asked else _FORM_TEXT.get(unit, _FORM_TEXT[""])
             items.append({
                 "id": answer_id, "seed": s, "name": f"{lab} {answer_id} (variant {s})", "text": text,
-                "unit": asked, "factor": float(factor), "points": float(key.points[i]), "answers": answers_r,
+                "unit": asked, "factor": float(factor), "points": float(key.points[i]),
+                "labels": labels, "mids": mids, "halves": halves,
             })
     return items
 
@@ -522,10 +550,9 @@ def moodle_xml(lab: str = "lab5", seeds: Iterable[int] = range(1, 21), *,
     """
     if not 0 <= unit_penalty <= 1:
         raise ValueError(f"unit_penalty must be between 0 and 1; got {unit_penalty!r}")
-    items = quiz_items(lab, seeds, answer_ids=answer_ids, accounting=accounting, credit=credit,
-                       slips=slips)
+    items = _items(lab, seeds, answer_ids, accounting, credit, slips)
     base = category or f"labcalc/{lab}"
-    feedback_xml: dict[str, str] = {}
+    pieces: dict[tuple, tuple[str, str]] = {}
     out = ['<?xml version="1.0" encoding="UTF-8"?>\n<quiz>\n']
     current = None
     for item in items:
@@ -545,13 +572,14 @@ def moodle_xml(lab: str = "lab5", seeds: Iterable[int] = range(1, 21), *,
                    f'    <defaultgrade>{_fmt(item["points"])}</defaultgrade>\n'
                    f'    <penalty>0.3333333</penalty>\n    <hidden>0</hidden>\n'
                    f'    <idnumber>{_xml_text(idnumber)}</idnumber>\n')
-        for fraction, value, tol, feedback in item["answers"]:
-            fb = feedback_xml.get(feedback)
-            if fb is None:
-                fb = feedback_xml[feedback] = _html_text(feedback)
-            out.append(f'    <answer fraction="{_fmt(fraction)}" format="moodle_auto_format"><text>{_fmt(value)}'
-                       f'</text><feedback format="html"><text>{fb}</text></feedback>'
-                       f'<tolerance>{_fmt(tol)}</tolerance></answer>\n')
+        numbers = _fmt_many(item["mids"] + item["halves"])
+        for (fraction, feedback), value, tol in zip(item["labels"], numbers, numbers[len(item["mids"]):]):
+            parts = pieces.get((fraction, feedback))
+            if parts is None:  # each grade and feedback is written out once, then reused
+                parts = pieces[fraction, feedback] = (
+                    f'    <answer fraction="{_fmt(fraction)}" format="moodle_auto_format"><text>',
+                    f'</text><feedback format="html"><text>{_html_text(feedback)}</text></feedback><tolerance>')
+            out += (parts[0], value, parts[1], tol, "</tolerance></answer>\n")
         graded = bool(unit)
         out.append(f'{_units_xml(unit)}'
                    f'    <unitgradingtype>{"1" if graded else "0"}</unitgradingtype>\n'
@@ -602,10 +630,9 @@ def gift(lab: str = "lab5", seeds: Iterable[int] = range(1, 21), *,
     }
     <BLANKLINE>
     """
-    items = quiz_items(lab, seeds, answer_ids=answer_ids, accounting=accounting, credit=credit,
-                       slips=slips)
+    items = _items(lab, seeds, answer_ids, accounting, credit, slips)
     base = category or f"labcalc/{lab}"
-    escaped: dict[str, str] = {}
+    escaped: dict[tuple, tuple[str, str]] = {}
     out = []
     current = None
     for item in items:
@@ -618,10 +645,11 @@ def gift(lab: str = "lab5", seeds: Iterable[int] = range(1, 21), *,
                 f" Give the answer in {item['unit']} (the number only).")
         out.append(f"// {lab} {item['id']}, variant {item['seed']}")
         out.append(f"::{_gift_escape(item['name'])}::{_gift_escape(text)}{{#")
-        for fraction, value, tol, feedback in item["answers"]:
-            fb = escaped.get(feedback)
-            if fb is None:
-                fb = escaped[feedback] = _gift_escape(feedback)
-            out.append(f"=%{_fmt(fraction)}%{_fmt(value)}:{_fmt(tol)}#{fb}")
+        numbers = _fmt_many(item["mids"] + item["halves"])
+        for (fraction, feedback), value, tol in zip(item["labels"], numbers, numbers[len(item["mids"]):]):
+            parts = escaped.get((fraction, feedback))
+            if parts is None:
+                parts = escaped[fraction, feedback] = (f"=%{_fmt(fraction)}%", f"#{_gift_escape(feedback)}")
+            out.append(parts[0] + value + ":" + tol + parts[1])
         out.append("}\n")
     return "\n".join(out)
