@@ -292,11 +292,15 @@ def load_measurements(source, quiet: bool = False):
         try:
             manifest = find_manifest(source)
             if manifest is not None:
+                built = build_manifest(manifest)
                 buf = io.StringIO()
-                write_measurements(build_manifest(manifest), buf)
+                write_measurements(built, buf)
                 buf.seek(0)
                 buf.name = str(manifest)
-                return load_measurements(buf, quiet=quiet)
+                try:
+                    return load_measurements(buf, quiet=quiet)
+                except MeasurementError as exc:
+                    raise MeasurementError(_row_origin(str(exc), built.attrs.get("origin", []))) from None
         except ManifestError as exc:
             raise MeasurementError(str(exc)) from None
     if isinstance(source, (list, tuple)):
@@ -397,6 +401,17 @@ def load_measurements(source, quiet: bool = False):
     df.attrs["files"] = [short]
     df.attrs["notes"] = notes
     return df
+
+
+def _row_origin(message: str, origin) -> str:
+    """Add to a message about row N of a built manifest table the file and line that row comes from."""
+    found = re.search(r", row (\d+)\b", message)
+    if found:
+        k = int(found.group(1)) - 2  # the built table's header is row 1
+        if 0 <= k < len(origin) and origin[k] is not None:
+            name, line = origin[k]
+            return f"{message} (that row is line {line} of {name}, a [[table]] of the manifest)"
+    return message
 
 
 def _parse_unit(number: float, unit: str):

@@ -278,3 +278,49 @@ def test_notebooks_run_with_the_manifest(name, tmp_path):
     nb = run_with_measurements(name, RAW / "manifest.toml", tmp_path)
     text = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []))
     assert "Traceback" not in text
+
+
+# --- [[table]]: a manifest carries tidy rows measured already ------------------------------
+
+def test_table_entry_carries_a_tidy_csv_and_joins_built_rows(tmp_path):
+    shutil.copy(RAW / "q1_h3_server.txt", tmp_path / "q1_h3_server.txt")
+    part2 = RAW.parent / "part2.csv"
+    (tmp_path / "m.toml").write_text(
+        f'[[measurement]]\nquestion="Q1"\nscenario="S"\nflow="h1"\nmetric="goodput"\nfile="q1_h3_server.txt"\n'
+        f'[[table]]\nfile = "{part2.as_posix()}"\n')
+    t = build_manifest(tmp_path / "m.toml")
+    by_csv = load_measurements(part2)
+    assert len(t) == 1 + len(by_csv)
+    assert t.reader[0] == "iperf3" and set(t.reader[1:]) == {"table"} and set(t.source[1:]) == {"part2.csv"}
+    assert t.attrs["origin"][0] is None and t.attrs["origin"][1] == ("part2.csv", 2)
+    m = load_measurements(tmp_path / "m.toml")
+    assert m.value_base.iloc[0] == pytest.approx(1e6, rel=0.01)
+    assert list(m.value_base.iloc[1:]) == pytest.approx(list(by_csv.value_base), rel=1e-12)
+    assert list(m.question.iloc[1:]) == list(by_csv.question)
+
+
+def test_table_row_error_names_the_line_of_the_table(tmp_path):
+    (tmp_path / "mine.csv").write_text("question,scenario,flow,metric,value,unit\nQ7,5M,h1,goodput,4.79,Mbit/s\n"
+                                       "\nQ7,5M,h1,rtt,60,Ms\n")
+    (tmp_path / "m.toml").write_text('[[table]]\nfile = "mine.csv"\n')
+    with pytest.raises(MeasurementError) as info:
+        load_measurements(tmp_path)
+    msg = str(info.value)
+    assert "m.toml, row 3" in msg and "'Ms'" in msg and "line 4 of mine.csv" in msg, msg
+
+
+@pytest.mark.parametrize("body, words", [
+    ('[[table]]\nfile = "gone.csv"\n', ["table #1", "'file'", "gone.csv", "not found"]),
+    ('[[table]]\nfile = "mine.csv"\nmetric = "rtt"\n', ["table #1", "'metric'", "unknown key"]),
+    ('[[table]]\nfile = "raw.csv"\n', ["table #1", "raw.csv", "no column 'question'", "[[measurement]]"]),
+    ('[[measurement]]\nquestion="Q1"\nscenario="S"\nflow="f"\nmetric="goodput"\nfile="mine.csv"\n',
+     ["#1", "'file'", "mine.csv", "[[table]]"]),
+])
+def test_bad_table_entries_are_refused(tmp_path, body, words):
+    (tmp_path / "mine.csv").write_text("question,scenario,flow,metric,value,unit\nQ7,5M,h1,goodput,4.79,Mbit/s\n")
+    (tmp_path / "raw.csv").write_text("time_s,rtt_s\n0,0.1\n")
+    (tmp_path / "m.toml").write_text(body)
+    with pytest.raises(ManifestError) as info:
+        build_manifest(tmp_path / "m.toml")
+    for word in words:
+        assert word in str(info.value), (word, str(info.value))

@@ -13,13 +13,22 @@ A manifest is a small TOML file with one ``[[measurement]]`` table per measured 
     # stat = "mean"               # mean, median, min, max, last, summary
     # side = "receiver"           # where a tool prints both ends
 
+Rows measured already (a tidy CSV typed by hand, or built from another manifest) join
+the table through ``[[table]]`` entries, so that one manifest can carry every row a
+notebook reads::
+
+    [[table]]
+    file = "../part2.csv"         # a tidy measurement CSV; its rows are kept as written
+
 :func:`build_manifest` reads every file with :func:`labcalc.measure.read`, summarises it
 and returns the rows of the tidy CSV (``question, scenario, flow, metric, value, unit,
 note``) plus provenance columns a grader can audit: ``source`` (the file(s)), ``reader``
 (the format), ``side``, ``window_s`` (``"start-end"``), ``window_from`` (``manifest``,
 ``steady_state``, ``end-of-test line`` or ``whole file``), ``n_samples``, ``stat``,
 ``combine`` and ``defaults`` (the keys whose value labcalc chose). Nothing is chosen
-silently: every default that was applied is named in ``defaults``.
+silently: every default that was applied is named in ``defaults``. A row of a
+``[[table]]`` has ``reader = "table"`` and its file as ``source``; the provenance columns
+the table itself carries are kept.
 
 Windows are in seconds from the start of the test: iperf intervals count from the
 client's start; timestamped series (ping ``-D``, ss, tcp_probe, the queue log) from their
@@ -53,6 +62,10 @@ COLUMNS = ["question", "scenario", "flow", "metric", "value", "unit", "note", "s
 _KEYS = {"question": str, "scenario": str, "flow": str, "metric": str, "file": str, "files": list, "combine": str,
          "format": str, "window_s": list, "stat": str, "side": str, "note": str}
 MIN_SAMPLES = 3
+#: Largest manifest [bytes]: a manifest is a short hand-written file.
+MAX_MANIFEST_BYTES = 1 << 20
+#: The columns a tidy measurement CSV must have (as in :mod:`labcalc.compare`).
+TIDY_COLUMNS = ("question", "scenario", "flow", "metric", "value", "unit")
 
 
 class ManifestError(ValueError):
@@ -119,14 +132,16 @@ def read_manifest(path) -> list[dict]:
     -------
     list of dict
         One dict per entry with the keys as written plus ``paths`` (absolute file paths),
-        ``index`` (1-based) and ``defaults`` (the keys that were not written).
+        ``index`` (1-based) and ``defaults`` (the keys that were not written); the
+        ``[[table]]`` entries follow, as ``{"table": True, "file", "paths", "index"}``.
 
     Raises
     ------
     ManifestError
         A file that is not TOML, an unknown key, a key of the wrong type, a missing key, an
         unknown metric / stat / combine / side, a window that is not ``[start, end]`` with
-        start < end, a missing data file, or two entries for the same measurement.
+        start < end, a missing data file, or two entries for the same measurement; a
+        ``[[table]]`` with a key other than ``file`` or naming a missing file.
 
     Examples
     --------
@@ -144,20 +159,46 @@ def read_manifest(path) -> list[dict]:
         p = found
     if not p.is_file():
         raise ManifestError(f"{p}: manifest not found")
+    from labcalc import _textio
+
     try:
-        doc = tomllib.loads(p.read_text(encoding="utf-8-sig"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        text = _textio.read_text(p, max_bytes=MAX_MANIFEST_BYTES).text
+        doc = tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, _textio.TextInputError) as exc:
         raise ManifestError(f"{p}: not a valid TOML manifest ({exc})") from None
-    extra = sorted(set(doc) - {"measurement"})
+    extra = sorted(set(doc) - {"measurement", "table"})
     if extra:
-        raise ManifestError(f"{p}: unknown top-level key {extra[0]!r}; a manifest holds [[measurement]] tables only")
-    entries = doc.get("measurement")
-    if not isinstance(entries, list) or not entries:
-        raise ManifestError(f"{p}: no [[measurement]] table")
+        raise ManifestError(f"{p}: unknown top-level key {extra[0]!r}; a manifest holds [[measurement]] "
+                            f"and [[table]] tables only")
+    entries = doc.get("measurement", [])
+    tables = doc.get("table", [])
+    for what, value in (("measurement", entries), ("table", tables)):
+        if not isinstance(value, list):
+            raise ManifestError(f"{p}: {what!r} must be an array of tables ([[{what}]]), got {value!r}")
+    if not entries and not tables:
+        raise ManifestError(f"{p}: no [[measurement]] or [[table]] table")
     out, seen = [], {}
     for i, raw in enumerate(entries, start=1):
         out.append(_check_entry(p, i, raw, seen))
+    for i, raw in enumerate(tables, start=1):
+        out.append(_check_table(p, i, raw))
     return out
+
+
+def _check_table(p: Path, i: int, raw) -> dict:
+    where = f"{p}, table #{i}"
+    if not isinstance(raw, dict):
+        raise ManifestError(f"{where}: expected a table, got {raw!r}")
+    extra = sorted(set(raw) - {"file"})
+    if extra:
+        raise ManifestError(f"{where}, key {extra[0]!r} = {raw[extra[0]]!r}: unknown key; a [[table]] has only 'file'")
+    name = raw.get("file")
+    if not isinstance(name, str) or not name:
+        raise ManifestError(f"{where}, key 'file' = {name!r}: expected the name of a tidy measurement CSV")
+    fp = (p.parent / name).resolve()
+    if not fp.is_file():
+        raise ManifestError(f"{where}, key 'file' = {name!r}: file not found (looked for {fp})")
+    return {"table": True, "file": name, "paths": [fp], "index": i}
 
 
 def _check_entry(p: Path, i: int, raw, seen: dict) -> dict:
@@ -233,6 +274,10 @@ def _read(fp: Path, fmt: str | None):
     if fmt in (None, "convert") and fp.suffix.lower() == ".csv":
         with open(fp, encoding="utf-8-sig", errors="replace") as fh:
             head = fh.readline()
+        cells = [c.strip().lower() for c in head.replace(";", ",").replace("\t", ",").split(",")]
+        if {"question", "metric", "value"} <= set(cells):
+            raise _Fail("file", fp.name, "this is a tidy measurement table, not a tool's output; "
+                                         f"list it as [[table]] file = \"{fp.name}\" to keep its rows")
         if "time_s" in head.split(",") or fmt == "convert":
             df = pd.read_csv(fp)
             df.attrs.update(format="convert CSV")
@@ -416,6 +461,65 @@ def _stat(x: np.ndarray, stat: str) -> float:
                   "last": lambda a: a[-1]}[stat](x))
 
 
+def _table_rows(manifest: Path, entry: dict) -> tuple[list[dict], list[tuple[str, int]]]:
+    """The rows of a ``[[table]]`` entry as written (strings), and (file, line) of each.
+
+    Only the text is read here (by the one text-input policy, with the delimiter sniffing
+    of the answer-sheet reader); the values and units are checked when the built table is
+    loaded by :func:`labcalc.compare.load_measurements`, whose messages then name the file
+    and line a bad row comes from.
+    """
+    import csv
+    import io
+
+    from labcalc import _textio
+
+    fp = entry["paths"][0]
+    where = f"{manifest}, table #{entry['index']}, key 'file' = {entry['file']!r}"
+    try:
+        text = _textio.read_text(fp, max_bytes=64 << 20).text
+    except _textio.TextInputError as exc:
+        raise ManifestError(f"{where}: cannot read it ({exc})") from None
+    lines = text.splitlines(keepends=True)
+    first = next((k for k, line in enumerate(lines) if line.strip()), None)
+    if first is None:
+        raise ManifestError(f"{where}: the file is empty")
+    sep = _textio.SEP_LINE.match(lines[first])
+    if sep:
+        delimiter = sep.group(1)
+        lines[first] = "\n"
+    else:
+        delimiter = _textio.sniff_delimiter(lines[first], TIDY_COLUMNS)
+    reader = csv.reader(io.StringIO("".join(lines), newline=""), skipinitialspace=True, delimiter=delimiter)
+    header, rows, origin, last = None, [], [], 0
+    try:
+        for fields in reader:
+            start, last = last + 1, reader.line_num
+            if not any(f.strip() for f in fields):
+                continue
+            if header is None:
+                header = [f.strip().lower() for f in fields]
+                missing = [c for c in TIDY_COLUMNS if c not in header]
+                if missing:
+                    raise ManifestError(f"{where}: not a tidy measurement table (no column {missing[0]!r}; "
+                                        f"it needs {', '.join(TIDY_COLUMNS)}); a tool's output or a "
+                                        f"'labcalc convert' CSV belongs in a [[measurement]] entry")
+                continue
+            if len(fields) > len(header):
+                raise ManifestError(f"{where}: line {start} has {len(fields)} fields where the header has "
+                                    f"{len(header)}; quote a decimal comma (3,58) or write 3.58")
+            row = dict(zip(header, (f.strip() for f in fields)))
+            out = {c: row.get(c, "") for c in COLUMNS}
+            out.update(source=out["source"] or fp.name, reader=out["reader"] or "table")
+            rows.append(out)
+            origin.append((fp.name, start))
+    except csv.Error as exc:
+        raise ManifestError(f"{where}: line {reader.line_num} is not readable CSV ({exc})") from None
+    if header is None:
+        raise ManifestError(f"{where}: the file is empty")
+    return rows, origin
+
+
 def build_manifest(path) -> pd.DataFrame:
     """Build the tidy measurement table a manifest describes.
 
@@ -431,7 +535,9 @@ def build_manifest(path) -> pd.DataFrame:
         :func:`labcalc.compare.load_measurements` reads; goodput in [bit/s], loss as a
         fraction [1], rtt in [s], cwnd in [segments], queue in [packets]) and the
         provenance columns ``source, reader, side, window_s, window_from, n_samples, stat,
-        combine, defaults``.
+        combine, defaults``. The rows of ``[[table]]`` entries follow, their cells as
+        written in their files (strings); ``attrs["origin"]`` gives, per row, None (a
+        built row) or the (file name, line) a table row comes from.
 
     Raises
     ------
@@ -460,8 +566,11 @@ def build_manifest(path) -> pd.DataFrame:
     p = Path(os.fspath(path))
     entries = read_manifest(p)
     manifest = find_manifest(p) or p
-    rows = []
+    rows, origin, tables = [], [], []
     for e in entries:
+        if e.get("table"):
+            tables.append(e)
+            continue
         parts = []
         for fp in e["paths"]:
             try:
@@ -492,7 +601,14 @@ def build_manifest(path) -> pd.DataFrame:
             "n_samples": int(sum(q["n"] for q in parts)),
             "stat": e["stat"], "combine": combine, "defaults": " ".join(e["defaults"]),
         })
-    return pd.DataFrame(rows, columns=COLUMNS)
+        origin.append(None)
+    for e in tables:
+        more, where = _table_rows(manifest, e)
+        rows.extend(more)
+        origin.extend(where)
+    table = pd.DataFrame(rows, columns=COLUMNS)
+    table.attrs["origin"] = origin
+    return table
 
 
 def write_measurements(table: pd.DataFrame, out) -> None:
@@ -529,6 +645,8 @@ def write_measurements(table: pd.DataFrame, out) -> None:
 
 def _short(v: float) -> str:
     """Shortest decimal of *v* at 12 significant digits: measured values never carry more."""
+    if isinstance(v, str):
+        return v  # a cell of a [[table]], kept as written
     if v is None or (isinstance(v, float) and not math.isfinite(v)):
         return ""
     return _num(float(f"{float(v):.12g}"))
