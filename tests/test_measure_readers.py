@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import io
 import math
+import re
 import warnings
 from pathlib import Path
 
@@ -1083,3 +1084,86 @@ def test_ns3_fast_path_is_taken_on_plain_traces():
     assert np.isnan(cols[2][1])
     # a line that is not numbers sends the whole file to the line-by-line reader
     assert ns3._fast_columns(b"0.0 536\nabc def\n") is None
+
+
+# ---------------------------------------------------------------------------------------
+# tc -s qdisc text: the blocks read in bulk give the rows of the line-by-line reader
+
+_TC_BLOCK_TEXT = (
+    "qdisc pfifo 10: parent 1:10 limit 100p\n"
+    " Sent {b} bytes {p} pkt (dropped {d}, overlimits 0 requeues 0)\n"
+    " backlog {bl}b {bp}p requeues {rq}\n"
+)
+_TC_ODD = [
+    "# 1700000000.5\n",
+    "\n",
+    "qdisc fq_codel 0: dev eth0 root refcnt 2 limit 10240p flows 1024\n"
+    " Sent 1000 bytes 10 pkt (dropped 1, overlimits 0 requeues 0)\n"
+    " backlog 1.5Kb 2p requeues 0\n"
+    "  maxpacket 1514 drop_overlimit 0 new_flow_count 3 ecn_mark 4\n",
+    "filter parent 1: protocol ip pref 1 u32\n Sent 5 bytes 1 pkt (dropped 0, overlimits 0 requeues 0)\n",
+    " Sent 12x bytes 1 pkt (dropped 0, overlimits 0 requeues 0)\n",
+    "qdisc pfifo 10: parent 1:10 limit 100p Sent 1 bytes 1 pkt (dropped 0, overlimits 0 requeues 0) backlog 0b 0p\n",
+    "1700000001 qdisc pfifo 10: parent 1:10 Sent 7 bytes 1 pkt (dropped 0, overlimits 0) backlog 0b 0p requeues 0\n",
+    "class htb 1:10 parent 1:1 leaf 10: prio 0 rate 10Mbit\n"
+    " Sent 99 bytes 3 pkt (dropped 0, overlimits 0 requeues 0)\n"
+    " backlog 0b 0p requeues 0\n",
+    " backlog 99999999999999999999b 1p requeues 0\n",
+]
+
+
+def _tc_both(text, monkeypatch):
+    from labcalc.measure import tc
+
+    with warnings.catch_warnings(record=True) as w_fast:
+        warnings.simplefilter("always")
+        fast = m.read_tc_qdisc(text)
+    # no line ever forms a regular block: every line goes through the line-by-line reader
+    monkeypatch.setattr(tc, "_TC_BLOCK", re.compile(r"^(?!x)x()()()()()()()()()()|^(.*)$", re.M))
+    with warnings.catch_warnings(record=True) as w_slow:
+        warnings.simplefilter("always")
+        slow = m.read_tc_qdisc(text)
+    return fast, slow, [str(x.message) for x in w_fast], [str(x.message) for x in w_slow]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_tc_bulk_blocks_equal_line_by_line(monkeypatch, seed):
+    rng = np.random.default_rng(seed)
+    parts = []
+    for k in range(200):
+        if rng.random() < 0.25:
+            parts.append(_TC_ODD[rng.integers(len(_TC_ODD))])
+        else:
+            parts.append(_TC_BLOCK_TEXT.format(b=rng.integers(0, 10**15), p=rng.integers(0, 10**6), d=rng.integers(0, 9),
+                                               bl=rng.integers(0, 10**5), bp=rng.integers(0, 100),
+                                               rq=rng.integers(0, 3)))
+    text = "".join(parts)
+    fast, slow, w_fast, w_slow = _tc_both(text, monkeypatch)
+    pd.testing.assert_frame_equal(fast, slow)
+    assert fast.attrs == slow.attrs
+    assert w_fast == w_slow
+    assert len(fast) > 100
+
+
+def test_tc_bulk_blocks_across_chunks(monkeypatch):
+    from labcalc.measure import tc
+
+    text = "# 1700000000\n" + "".join(_TC_BLOCK_TEXT.format(b=k, p=k, d=0, bl=0, bp=0, rq=0) for k in range(3000))
+    text += _TC_ODD[2]
+    monkeypatch.setattr(tc, "_line_chunks", _small_chunks)  # about 1000 characters a piece
+    fast, slow, w_fast, w_slow = _tc_both(text, monkeypatch)
+    pd.testing.assert_frame_equal(fast, slow)
+    assert fast["packets"].tolist()[:3] == [0, 1, 2]
+    assert fast["sample"].iloc[-1] == 2999  # the fq_codel qdisc joins the last pfifo sample
+    assert len(fast) == 3001
+
+
+def _small_chunks(text):
+    start = 0
+    while True:
+        stop = text.find("\n", start + 1000) if start + 1000 < len(text) else -1
+        if stop < 0:
+            yield text[start:]
+            return
+        yield text[start:stop]
+        start = stop + 1

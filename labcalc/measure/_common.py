@@ -18,6 +18,8 @@ from __future__ import annotations
 import io
 import os
 import re
+import contextlib
+import gc
 import warnings
 import zlib
 from dataclasses import dataclass, field
@@ -321,6 +323,33 @@ def json_unclosed(text: str, start: int = 0) -> bool:
     if '"' in rest:  # an opening quote without its closing one
         return True
     return rest.count("{") + rest.count("[") > rest.count("}") + rest.count("]")
+
+
+@contextlib.contextmanager
+def gc_paused():
+    """Pause Python's cyclic garbage collector while a reader builds many small objects.
+
+    A reader of a big file creates millions of match tuples that all stay alive until their
+    chunk is converted; every collection walks them all again (a third of the time of
+    ``read_tc_qdisc`` on a 20 MB file). Reference counting still frees everything; the
+    collector is switched back on (if it was on) when the block ends, also on an error.
+
+    Examples
+    --------
+    >>> import gc
+    >>> with gc_paused():
+    ...     gc.isenabled()
+    False
+    >>> gc.isenabled()
+    True
+    """
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
 
 
 def iter_lines(text: str):

@@ -9,7 +9,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from ._common import BIN, Report, check_json_depth, iter_lines, json_unclosed, open_text
+from ._common import BIN, Report, check_json_depth, gc_paused, iter_lines, json_unclosed, open_text
 
 __all__ = ["read_tc_qdisc", "read_qlen"]
 
@@ -184,6 +184,124 @@ def _tc_json(text: str, rep: Report) -> pd.DataFrame:
     return _finish_tc(rows, rep)
 
 
+# a regular block of 'tc -s qdisc' text: the qdisc (or class) line, its Sent line and its
+# backlog line with nothing else on them; any other line is one match of the last group.
+# Counters of at most 17 digits and backlogs below 1e9 units stay below _MAX_COUNT.
+_TC_BLOCK = re.compile(
+    r"^[ \t]*((?:qdisc|class)[ \t][^\n]*)\n"
+    r"[ \t]*Sent[ \t]+(\d{1,17})[ \t]+bytes[ \t]+(\d{1,17})[ \t]+pkts?[ \t]*\(dropped[ \t]+(\d{1,17}),[ \t]*"
+    r"overlimits[ \t]+(\d{1,17})(?:[ \t]+requeues[ \t]+(\d{1,17}))?\)[ \t]*\n"
+    r"[ \t]*backlog[ \t]+(\d{1,9}(?:\.\d{1,9})?)([KMG]?)b[ \t]+(\d{1,17})p(?:[ \t]+requeues[ \t]+(\d{1,17}))?[ \t]*$"
+    r"|^(.*)$",
+    re.M,
+)
+
+
+def _line_chunks(text: str, size: int = 1 << 22):
+    """Pieces of *text* of about *size* characters that end at a line end (newline dropped),
+    each holding whole lines; together they hold every line of ``text.split("\\n")``."""
+    start = 0
+    n = len(text)
+    while True:
+        stop = text.find("\n", min(start + size, n)) if start + size < n else -1
+        if stop < 0:
+            yield text[start:]
+            return
+        yield text[start:stop]
+        start = stop + 1
+
+
+class _Block:
+    """Rows read in bulk, as columns (strings of digits become floats)."""
+
+    __slots__ = ("columns",)
+
+    def __init__(self, stamp: float, samples: list, info: list, run: list):
+        n = len(run)
+        cols = {"time_s": np.full(n, stamp), "sample": np.array(samples, dtype=np.int64)}
+        for j, c in enumerate(("object", "dev", "kind", "handle", "parent"), start=1):
+            arr = np.empty(n, dtype=object)
+            arr[:] = [q[j] for q in info]
+            cols[c] = arr
+        g = list(zip(*run))
+        for c, j in (("bytes", 1), ("packets", 2), ("drops", 3), ("overlimits", 4), ("backlog_packets", 8)):
+            cols[c] = np.array(g[j], dtype=float)
+        # the backlog line's requeues when printed, else the Sent line's
+        cols["requeues"] = np.array([b if b is not None else a for a, b in zip(g[5], g[9])], dtype=float)
+        factor = np.array([BIN[u] for u in g[7]]) if len(set(g[7])) > 1 else BIN[g[7][0]]
+        cols["backlog_bytes"] = np.array(g[6], dtype=float) * factor
+        self.columns = cols
+
+
+def _finish_mixed(items: list, rep: Report) -> pd.DataFrame:
+    """:func:`_finish_tc` of rows (dicts) and blocks read in bulk, in file order."""
+    rep.require_something()
+    parts = []
+    run = []
+    for it in items + [None]:
+        if isinstance(it, dict):
+            run.append(it)
+            continue
+        if run:
+            parts.append(_rows_as_columns(run))
+            run = []
+        if it is not None:
+            parts.append(it.columns)
+    del items
+    # column by column, each part's column freed once copied (a frame of the parts and its
+    # concatenation would hold the rows twice)
+    sizes = [len(p["sample"]) for p in parts]
+    data = {}
+    for c in _COLUMNS:
+        data[c] = np.concatenate([p.pop(c) if c in p else np.full(k, np.nan) for p, k in zip(parts, sizes)])
+    return _typed_tc(pd.DataFrame(data, columns=_COLUMNS, copy=False), rep)
+
+
+def _rows_as_columns(rows: list) -> dict:
+    """Row dicts as the columns of a :class:`_Block` (strings as objects, numbers as floats)."""
+    f = pd.DataFrame(rows, columns=_COLUMNS)
+    cols = {}
+    for c in _COLUMNS:
+        if c in ("object", "dev", "kind", "handle", "parent"):
+            cols[c] = f[c].to_numpy(dtype=object)
+        elif c == "sample":
+            cols[c] = f[c].to_numpy(dtype=np.int64)
+        else:
+            cols[c] = pd.to_numeric(f[c], errors="coerce").to_numpy(dtype=float)
+    return cols
+
+
+def _typed_tc(df: pd.DataFrame, rep: Report) -> pd.DataFrame:
+    """The column types of :func:`_finish_tc`."""
+    for c in ("object", "dev", "kind", "handle", "parent"):
+        df[c] = df[c].fillna("").astype("str")
+    df["time_s"] = pd.to_numeric(df["time_s"], errors="coerce").astype(float)
+    df["sample"] = df["sample"].astype(np.int64)
+    for c in _NUMERIC:
+        df[c] = pd.to_numeric(df[c], errors="coerce").astype(float)
+        if df[c].notna().all():
+            df[c] = df[c].astype(np.int64)
+    return rep.finish(df)
+
+
+
+_BLANKS = re.compile(r"\s*")
+
+
+def _after_stamps(text: str) -> str:
+    """The first character of *text* after blanks, ``#`` lines and time-stamp lines ("" at the end)."""
+    pos = 0
+    while True:
+        pos = _BLANKS.match(text, pos).end()
+        if pos >= len(text):
+            return ""
+        end = text.find("\n", pos)
+        end = len(text) if end < 0 else end
+        if not (text.startswith("#", pos) or _STAMP.match(text[pos:end].strip() or "x")):
+            return text[pos]
+        pos = end + 1
+
+
 def read_tc_qdisc(path) -> pd.DataFrame:
     """Read ``tc -s qdisc show`` statistics (one or many samples), text or ``-j`` JSON.
 
@@ -269,10 +387,7 @@ def read_tc_qdisc(path) -> pd.DataFrame:
     """
     name, text = open_text(path)
     rep = Report(name, FORMAT_TC, EXPECTED_TC)
-    head = text.lstrip()
-    while head.startswith("#") or _STAMP.match(head.split("\n", 1)[0].strip() or "x"):
-        parts = head.split("\n", 1)
-        head = parts[1].lstrip() if len(parts) > 1 else ""
+    head = _after_stamps(text)
     if head.startswith("[") or head.startswith("{"):
         return _tc_json(text, rep)
     rows = []
@@ -282,10 +397,11 @@ def read_tc_qdisc(path) -> pd.DataFrame:
     stamped_since_row = False
     current = None
     skipping = False
-    for i, line in iter_lines(text):
+    def handle(i, line):
+        nonlocal stamp, sample, seen, stamped_since_row, current, skipping
         s = line.strip()
         if not s:
-            continue
+            return
         rep.content(i, s)
         m = _FLAT.match(s)
         if m:
@@ -314,14 +430,14 @@ def read_tc_qdisc(path) -> pd.DataFrame:
             stamped_since_row = False
             current = None
             skipping = False
-            continue
+            return
         m = _STAMP.match(s)
         if m:
             stamp = float(m["t"])
             if not math.isfinite(stamp):
                 stamp = np.nan
                 rep.bad(i, s)
-                continue
+                return
             if rows and not stamped_since_row:
                 sample += 1
                 seen = set()
@@ -329,7 +445,7 @@ def read_tc_qdisc(path) -> pd.DataFrame:
             current = None
             skipping = False
             rep.ok()
-            continue
+            return
         m = _QDISC.match(s)
         if m:
             key = (m["object"], m["dev"], m["kind"], m["handle"], m["parent"])
@@ -344,23 +460,102 @@ def read_tc_qdisc(path) -> pd.DataFrame:
             }
             rows.append(current)
             skipping = False
-            continue
+            return
         if s.startswith(("filter ", "action ", "Error:", "Cannot ")):
             # another object: a filter's or an action's lines and counters are not the qdisc's
             current = None
             skipping = True
-            continue
+            return
         if current is None:
             if not skipping:
                 rep.bad(i, s)
-            continue
+            return
         if not _fill(current, s):
             rep.bad(i, s)  # a counter too long or damaged: that counter is left NaN
         elif _SENT.match(s):
             rep.ok()
-    rows = [r for r in rows if "bytes" in r]
+
+    qdisc_lines = {}  # qdisc line -> its key and columns (the lines of a sample repeat)
+
+    def fast(first_line, run):
+        """Rows of regular blocks (match groups) that another regular block follows, as
+        columns; the state changes as :func:`handle` would make them."""
+        nonlocal sample, seen, stamped_since_row, current, skipping
+        samples = []
+        info = []
+        for g in run:
+            q = qdisc_lines[g[0]]
+            if q[0] in seen:
+                sample += 1
+                seen = set()
+            seen.add(q[0])
+            samples.append(sample)
+            info.append(q)
+        stamped_since_row = False
+        current = None
+        skipping = False
+        rep.content(first_line, run[0][0].strip())
+        rep.ok(len(run))
+        rows.append(_Block(stamp, samples, info, run))
+
+    line0 = 1
+    with gc_paused():  # the match tuples of a chunk would make every collection slower
+        for chunk in _line_chunks(text):
+            matches = list(_TC_BLOCK.finditer(chunk))
+            groups = [mt.groups() for mt in matches]
+            # a regular block is read in bulk when another one follows (blank lines between
+            # allowed); the last one stays open to the lines after it, as a row of handle()
+            bulk = [False] * len(groups)
+            next_is_block = False
+            for k in range(len(groups) - 1, -1, -1):
+                g = groups[k]
+                if g[0] is None:
+                    if g[10].strip():
+                        next_is_block = False
+                    continue
+                if next_is_block:
+                    q = qdisc_lines.get(g[0])
+                    if q is None and "Sent" not in g[0]:
+                        mq = _QDISC.match(g[0])
+                        if mq is not None:
+                            q = qdisc_lines[g[0]] = (
+                                (mq["object"], mq["dev"], mq["kind"], mq["handle"], mq["parent"]),
+                                mq["object"], mq["dev"] or "", mq["kind"], mq["handle"],
+                                "root" if mq["root"] else (mq["parent"] or ""))
+                    bulk[k] = q is not None
+                next_is_block = True
+            k = 0
+            n = len(groups)
+            while k < n:
+                if bulk[k]:
+                    stop = k
+                    run = []
+                    # a run of bulk blocks, with the blank lines between them
+                    while stop < n and (bulk[stop] or (groups[stop][0] is None and not groups[stop][10].strip())):
+                        if bulk[stop]:
+                            run.append(groups[stop])
+                        stop += 1
+                    fast(line0, run)
+                    line0 += 3 * len(run) + (stop - k - len(run))
+                    k = stop
+                    continue
+                g = groups[k]
+                if g[0] is not None:
+                    mt = matches[k]
+                    for j, ln in enumerate(chunk[mt.start():mt.end()].split("\n")):
+                        handle(line0 + j, ln.rstrip())
+                    line0 += 3
+                else:
+                    handle(line0, g[10].rstrip())
+                    line0 += 1
+                k += 1
+            del matches, groups
+    del text
+    rows = [r for r in rows if isinstance(r, _Block) or "bytes" in r]
     if not rows:
         rep.recognised = 0
+    if any(isinstance(r, _Block) for r in rows):
+        return _finish_mixed(rows, rep)
     return _finish_tc(rows, rep)
 
 
