@@ -324,3 +324,39 @@ def test_bad_table_entries_are_refused(tmp_path, body, words):
         build_manifest(tmp_path / "m.toml")
     for word in words:
         assert word in str(info.value), (word, str(info.value))
+
+
+# --- connection: one connection of a file holding several ---------------------------------
+
+SS_TWO = Path(__file__).resolve().parent.parent / "data" / "measurements" / "recorded" / "ss_tin.txt"
+
+
+@pytest.mark.parametrize("connection", ["10.99.1.1:47414", ":47414"])
+def test_connection_picks_one_socket_of_an_ss_file(tmp_path, connection):
+    from labcalc import measure
+
+    shutil.copy(SS_TWO, tmp_path / "ss.txt")
+    (tmp_path / "m.toml").write_text(
+        f'[[measurement]]\nquestion="Q1"\nscenario="S"\nflow="h1"\nmetric="cwnd"\nfile="ss.txt"\n'
+        f'window_s=[0, 1000]\nconnection="{connection}"\n'
+        f'[[measurement]]\nquestion="Q1"\nscenario="S"\nflow="both"\nmetric="cwnd"\nfile="ss.txt"\nwindow_s=[0, 1000]\n')
+    df = measure.read(SS_TWO)
+    mine = df[df.src.astype(str) == "10.99.1.1:47414"]
+    t = build_manifest(tmp_path / "m.toml")
+    assert t.n_samples[0] == len(mine) == 15 and t.n_samples[1] == 30
+    assert t.value[0] == pytest.approx(float(mine.cwnd_segments.mean()), rel=1e-12)
+    assert t.value[1] == pytest.approx(float(df.cwnd_segments.mean()), rel=1e-12)
+
+
+@pytest.mark.parametrize("extra, words", [
+    ('connection=":9999"\n', ["#1", "'connection'", "':9999'", "no sample", "10.99.1.1:47414 -> 10.99.2.2:5201"]),
+    ('connection=":5201"\nstat="summary"\n', ["#1", "'connection'", "end-of-test line"]),
+])
+def test_connection_that_matches_nothing_names_the_entry(tmp_path, extra, words):
+    shutil.copy(SS_TWO, tmp_path / "ss.txt")
+    (tmp_path / "m.toml").write_text(
+        f'[[measurement]]\nquestion="Q1"\nscenario="S"\nflow="h1"\nmetric="cwnd"\nfile="ss.txt"\n{extra}')
+    with pytest.raises(ManifestError) as info:
+        build_manifest(tmp_path / "m.toml")
+    for word in words:
+        assert word in str(info.value), (word, str(info.value))

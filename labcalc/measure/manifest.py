@@ -12,6 +12,8 @@ A manifest is a small TOML file with one ``[[measurement]]`` table per measured 
     # window_s = [2, 8]           # else steady_state() picks it
     # stat = "mean"               # mean, median, min, max, last, summary
     # side = "receiver"           # where a tool prints both ends
+    # connection = "10.0.0.3:5201" # one connection of a file holding several (ss,
+    #                              # tcp_probe, iperf streams): "ip:port", ":port" or "ip"
 
 Rows measured already (a tidy CSV typed by hand, or built from another manifest) join
 the table through ``[[table]]`` entries, so that one manifest can carry every row a
@@ -60,7 +62,7 @@ STATS = ("mean", "median", "min", "max", "last", "summary")
 COLUMNS = ["question", "scenario", "flow", "metric", "value", "unit", "note", "source", "reader", "side",
            "window_s", "window_from", "n_samples", "stat", "combine", "defaults"]
 _KEYS = {"question": str, "scenario": str, "flow": str, "metric": str, "file": str, "files": list, "combine": str,
-         "format": str, "window_s": list, "stat": str, "side": str, "note": str}
+         "format": str, "window_s": list, "stat": str, "side": str, "note": str, "connection": str}
 MIN_SAMPLES = 3
 #: Largest manifest [bytes]: a manifest is a short hand-written file.
 MAX_MANIFEST_BYTES = 1 << 20
@@ -257,6 +259,12 @@ def _check_entry(p: Path, i: int, raw, seen: dict) -> dict:
         defaults.append("side")
     if "format" not in e:
         defaults.append("format")
+    if "connection" in e:
+        if not e["connection"].strip():
+            _fail(p, i, e, "connection", e["connection"], "expected \"ip:port\", \":port\" or \"ip\"")
+        if e["stat"] == "summary":
+            _fail(p, i, e, "connection", e["connection"], "the end-of-test line sums every connection; "
+                                                          "a connection is picked from the per-sample lines only")
     key = (e["question"].upper(), e["scenario"], e["flow"], e["metric"])
     if key in seen:
         _fail(p, i, e, "question/scenario/flow/metric", "/".join(key), f"the same measurement as entry #{seen[key]}")
@@ -283,6 +291,32 @@ def _read(fp: Path, fmt: str | None):
             df.attrs.update(format="convert CSV")
             return df
     return measure.read(fp, format=fmt)
+
+
+def _pick_connection(df, wanted: str):
+    """The rows of one connection: those whose ``src`` or ``dst`` endpoint matches *wanted*."""
+    if "src" not in df.columns or "dst" not in df.columns:
+        raise _Fail("connection", wanted, f"this {df.attrs.get('format', '?')} file names no connections "
+                                          "(no src/dst columns)")
+    wanted = wanted.strip()
+    hit = np.zeros(len(df), bool)
+    for col in ("src", "dst"):
+        ends = df[col].astype(str).fillna("")
+        split = ends.str.rsplit(":", n=1)
+        addr = split.str[0].str.strip("[]")
+        port = split.str[-1]
+        if wanted.startswith(":"):
+            hit |= (port == wanted[1:]).to_numpy()
+        else:
+            hit |= ((ends == wanted) | (addr == wanted.strip("[]"))).to_numpy()
+    if not hit.any():
+        pairs = (df["src"].astype(str) + " -> " + df["dst"].astype(str))
+        seen = sorted(set(pairs[df["src"].notna()]))[:6]
+        raise _Fail("connection", wanted, "no sample of this file belongs to it; the file holds "
+                                          + (", ".join(seen) if seen else "no named connection"))
+    out = df[hit]
+    out.attrs.update(df.attrs)
+    return out
 
 
 def _interval_side(df) -> str | None:
@@ -424,6 +458,8 @@ def _one(fp: Path, entry: dict) -> dict:
     fmt_asked = entry.get("format")
     df = _read(fp, fmt_asked)
     fmt = df.attrs.get("format", fmt_asked or "?")
+    if "connection" in entry:
+        df = _pick_connection(df, entry["connection"])
     metric, stat, side = entry["metric"], entry["stat"], entry.get("side")
     isides = _interval_side(df) if fmt in ("iperf", "iperf3") else None
     if metric == "loss" and fmt in ("iperf", "iperf3") and "loss" not in df.columns and not any(
