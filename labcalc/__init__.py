@@ -27,6 +27,7 @@ __version__ = "0.1.0"
 
 _SUBMODULES = {
     "units",
+    "numbers",
     "framing",
     "network",
     "openloop",
