@@ -454,9 +454,16 @@ def _summary_value(df, metric, side, fmt):
     raise _Fail("stat", "summary", f"the end-of-test line of {fmt} gives no {metric}")
 
 
-def _one(fp: Path, entry: dict) -> dict:
+def _one(fp: Path, entry: dict, cache: dict | None = None) -> dict:
     fmt_asked = entry.get("format")
-    df = _read(fp, fmt_asked)
+    if cache is None:
+        df = _read(fp, fmt_asked)
+    else:
+        # one read per (file, format) per build: a file feeding several entries (the goodput
+        # and the loss of one server printout) is parsed once
+        if (fp, fmt_asked) not in cache:
+            cache[(fp, fmt_asked)] = _read(fp, fmt_asked)
+        df = cache[(fp, fmt_asked)]
     fmt = df.attrs.get("format", fmt_asked or "?")
     if "connection" in entry:
         df = _pick_connection(df, entry["connection"])
@@ -602,7 +609,7 @@ def build_manifest(path) -> pd.DataFrame:
     p = Path(os.fspath(path))
     entries = read_manifest(p)
     manifest = find_manifest(p) or p
-    rows, origin, tables = [], [], []
+    rows, origin, tables, cache = [], [], [], {}
     for e in entries:
         if e.get("table"):
             tables.append(e)
@@ -610,7 +617,7 @@ def build_manifest(path) -> pd.DataFrame:
         parts = []
         for fp in e["paths"]:
             try:
-                parts.append(_one(fp, e))
+                parts.append(_one(fp, e, cache))
             except _Fail as f:
                 _fail(manifest, e["index"], e, f.key, f.value, f"{fp.name}: {f.why}")
             except ValueError as exc:  # the readers' MeasurementFormatError and the like
