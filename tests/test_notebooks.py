@@ -36,7 +36,7 @@ NOTEBOOKS = [
 CHECK = "nbval-check-output"
 IGNORE = "nbval-ignore-output"
 MEASUREMENTS_RE = re.compile(r'^MEASUREMENTS\s*=\s*"([^"]+)"\s*$', re.M)
-WIDGET_RE = re.compile(r"widgets\.(\w+_explorer|answer_checker)\(")
+WIDGET_RE = re.compile(r"viz\.\w+\.(\w+_explorer|answer_checker)\(")
 
 
 def load(name):

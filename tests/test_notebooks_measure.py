@@ -5,8 +5,8 @@ nbval (``make test``) replays the notebooks and compares the cells tagged
 ``tests/test_notebooks.py`` does for 00-07): notebooks committed without outputs or with
 errors, untagged cells printing answers, non-deterministic output, report values no
 notebook shows, a ``MEASUREMENTS`` variable that does not drive the comparison; plus the
-seed data files and the compute functions of :mod:`labcalc.plots_measure` and
-:mod:`labcalc.widgets_measure`.
+seed data files and the figures and explorers of :mod:`labcalc.viz` (the models are
+tested in test_dynamics.py and test_tcp.py).
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ NOTEBOOKS = {
 CHECK = "nbval-check-output"
 IGNORE = "nbval-ignore-output"
 MEASUREMENTS_RE = re.compile(r'^MEASUREMENTS\s*=\s*"([^"]+)"\s*$', re.M)
-EXPLORER_RE = re.compile(r"widgets_measure\.(\w+_explorer)\(")
+EXPLORER_RE = re.compile(r"viz\.\w+\.(\w+_explorer)\(")
 
 
 def load(name):
