@@ -120,16 +120,17 @@ def main(argv=None) -> int:
           f"the others ({len(seeds):,} variants solved together; best of {args.repeat} on an empty "
           f"cache), then it is cached")
     print()
-    export_table(args.export_variants, args.repeat)
+    export_table(args.export_variants, args.repeat, clear_keys)
     return 0
 
 
-def export_table(variants: int, repeat: int) -> None:
-    """Time the quiz export: one question, and the whole lab, in both formats.
+def export_table(variants: int, repeat: int, clear_keys=None) -> None:
+    """Time the quiz export: ``variants`` variants of one question, and of the whole lab.
 
-    The answer keys are computed (and cached) first: what is timed is the export itself,
-    every question of every variant written out. Sizes are those of the text returned
-    (UTF-8, as ``labcalc export -o`` writes it).
+    The target (issue 12) is the whole lab (every answer id) in ``variants`` = 300
+    variants within 5 s, answer keys cached; the keys themselves are timed on their own
+    (``labcalc export`` computes them first when they are not cached). File sizes are
+    printed for 20 variants (the command's default) and for ``variants``.
     """
     from labcalc import grading
 
@@ -139,40 +140,35 @@ def export_table(variants: int, repeat: int) -> None:
     for qid in ("Q4", "Q13.7"):
         t_xml, xml = best_of(repeat, lambda: grading.moodle_xml("lab5", seeds, answer_ids=[qid]))
         t_gift, text = best_of(repeat, lambda: grading.gift("lab5", seeds, answer_ids=[qid]))
-        rows.append((f"moodle_xml, {qid} x {variants} variants ({_mb(xml)})", t_xml, variants))
-        rows.append((f"gift, {qid} x {variants} variants ({_mb(text)})", t_gift, variants))
-    few = range(1, 11)
-    t_lab, xml = best_of(1, lambda: grading.moodle_xml("lab5", few))
-    n_lab = xml.count('type="numerical"')
-    rows.append((f"moodle_xml, whole lab x 10 variants ({n_lab:,} questions)", t_lab, n_lab))
-    # the whole lab (every answer id), as `labcalc export lab5 --variants N` writes it
+        rows.append((f"moodle_xml, {qid} x {variants} variants ({len(xml) / 1e6:.1f} MB)", t_xml, variants))
+        rows.append((f"gift, {qid} x {variants} variants ({len(text) / 1e6:.1f} MB)", t_gift, variants))
     sizes = {}
     whole = {}
-    for n_var in sorted({20, variants}):
-        some = range(1, n_var + 1)
-        for fmt, fn in (("moodle_xml", grading.moodle_xml), ("gift", grading.gift)):
-            t, text = best_of(1 if n_var > 20 else repeat, lambda: fn("lab5", some))
-            n_q = text.count('type="numerical"') if fmt == "moodle_xml" else text.count("\n::")
-            sizes[fmt, n_var] = len(text.encode("utf-8"))
-            whole[fmt, n_var] = t
+    for n in sorted({20, variants}):
+        for name, writer in (("moodle_xml", grading.moodle_xml), ("gift", grading.gift)):
+            t, text = best_of(1 if n > 20 else repeat, lambda: writer("lab5", range(1, n + 1)))
+            n_questions = text.count('type="numerical"') if name == "moodle_xml" else text.count("\n::")
+            sizes[name, n] = (len(text.encode("utf-8")), n_questions)
+            rows.append((f"{name}, whole lab x {n} variants ({n_questions:,} questions)", t, n_questions))
+            if n == variants:
+                whole[name] = t
             del text
-            rows.append((f"{fmt}, whole lab x {n_var} variants ({n_q:,} questions, "
-                         f"{sizes[fmt, n_var] / 1e6:.1f} MB)", t, n_q))
     print(f"{'quiz export (answer keys cached)':<66}{'time [s]':>9}{'per question [ms]':>19}")
     for label, t, n in rows:
         print(f"{label:<66}{t:9.2f}{1e3 * t / n:19.3f}")
-    worst = max(t for label, t, _ in rows[:4])
-    print(f"target: {variants} variants of a question exported in <= 5 s: "
-          f"{'met' if worst <= 5 else 'NOT met'} (slowest {worst:.2f} s); the whole lab "
-          f"({n_lab // 10} questions) takes {1e3 * t_lab / n_lab:.1f} ms per question")
-    for fmt in ("moodle_xml", "gift"):
-        t = whole[fmt, variants]
-        print(f"target: the whole lab x {variants} variants as {fmt} in <= 5 s: "
-              f"{'met' if t <= 5 else 'NOT met'} ({t:.2f} s, {sizes[fmt, variants] / 1e6:.1f} MB)")
-
-
-def _mb(text: str) -> str:
-    return f"{len(text.encode('utf-8')) / 1e6:.1f} MB"
+    (clear_keys or grading.clear_key_cache)()
+    t_keys, _ = best_of(1, lambda: grading.answer_keys("lab5", seeds))
+    print(f"{f'(answer keys of the {variants} variants, cold; labcalc export adds it)':<66}{t_keys:9.2f}")
+    print()
+    print(f"{'quiz file size':<40}{'questions':>10}{'MB':>9}{'kB per question':>17}")
+    for (name, n), (size, n_questions) in sorted(sizes.items(), key=lambda kv: (kv[0][1], kv[0][0])):
+        print(f"{f'{name}, whole lab x {n} variants':<40}{n_questions:>10,}{size / 1e6:9.1f}"
+              f"{size / 1e3 / max(n_questions, 1):17.1f}")
+    print()
+    for name, t in whole.items():
+        print(f"target: the whole lab x {variants} variants as {name} in <= 5 s (keys cached): "
+              f"{'met' if t <= 5 else 'NOT met'} ({t:.2f} s; with the keys computed cold "
+              f"{t + t_keys:.2f} s)")
 
 
 if __name__ == "__main__":

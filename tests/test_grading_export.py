@@ -4,6 +4,7 @@ import re
 import subprocess
 import sys
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -274,3 +275,74 @@ def test_ip_quiz_names_both_other_accountings():
     feedback = [a[3] for a in item["answers"] if "accounting" in a[3]]
     assert any("value in the Linux shaper's accounting" in f for f in feedback)
     assert any("value in the wire's accounting" in f for f in feedback)
+
+
+def test_variants_exported_together_equal_each_exported_alone():
+    # the credit stretches are computed once per question shape (value scaled to ±1)
+    # and shared between variants: a variant exported with others gets exactly the
+    # answers it gets alone, up to the rounding of that scaling
+    seeds = [1, 2, 3, 7, 11]
+    together = grading.export.quiz_items("lab5", seeds)
+    alone = {(item["id"], item["seed"]): item for s in seeds for item in grading.export.quiz_items("lab5", [s])}
+    assert len(together) == len(alone) == 55 * len(seeds)
+    for item in together:
+        other = alone[item["id"], item["seed"]]
+        assert [a[0] for a in item["answers"]] == [a[0] for a in other["answers"]]
+        assert [a[3] for a in item["answers"]] == [a[3] for a in other["answers"]]
+        for (_, v1, t1, _), (_, v2, t2, _) in zip(item["answers"], other["answers"]):
+            assert v1 == pytest.approx(v2, rel=1e-14, abs=1e-300)
+            assert v1 - t1 == pytest.approx(v2 - t2, rel=1e-14, abs=1e-14 * abs(v2))
+
+
+def test_scaling_a_question_scales_its_answers():
+    # the invariance the shape cache rests on, checked on the grader's own output: the
+    # same question with every value 1000 times larger has the same stretches x 1000
+    from labcalc.grading.export import _stretches
+
+    alternatives = {"header_overhead": [np.array([1.0 / 0.9367])], "wire_vs_shaper": [np.array([1.0234])],
+                    "rate_for_goodput": [np.array([np.nan])], "goodput_for_rate": [np.array([0.9367])]}
+    credits = grading.credit_table()
+    (lo, hi, what), = _stretches(np.array([1.0]), np.array([0.01]), np.array([0.0]), np.array([True]),
+                                 False, "bit/s", alternatives, credits)
+    big = {k: [1000 * v for v in vs] for k, vs in alternatives.items()}
+    from labcalc.grading.diagnosis import evaluate
+
+    mids = (lo + hi) / 2
+    n = mids.size
+    for scale, alts in ((1.0, alternatives), (1000.0, big)):
+        out = evaluate(scale * mids, np.full(n, "ok", object), np.full(n, scale), np.full(n, "bit/s", object),
+                       0.01, 0.0, 0.0, 1.0, {k: [np.full(n, v[0]) for v in vs] for k, vs in alts.items()},
+                       credits, percent=np.zeros(n, bool), nonnegative=np.ones(n, bool))
+        assert out["score"].tolist() == [w[0] for w in what]
+        assert out["diagnosis"].tolist() == [w[1] for w in what]
+    assert len(what) > 20 and np.all(hi > lo)
+
+
+def test_xml_is_ascii_and_writes_each_unit_list_once_per_unit():
+    text = grading.moodle_xml("lab5", [1, 2], answer_ids=["Q4", "Q29", "Q9"])
+    assert text.isascii()  # µs is written as a character reference
+    root = fromstring(text)
+    units = {}
+    for _, q in _questions(root):
+        names = tuple(u.find("unit_name").text for u in q.findall("units/unit"))
+        units.setdefault(names[0], set()).add(names)
+    assert set(units) == {"Mbit/s", "ms"}
+    assert all(len(v) == 1 for v in units.values())  # the same list in every question
+    assert "µs" in next(iter(units["ms"])) and "μs" in next(iter(units["ms"]))
+    assert len(next(iter(units["Mbit/s"]))) == len(UNIT_CHOICES["Mbit/s"]) == 207
+
+
+@pytest.mark.parametrize("numbers", [
+    [1266.0, 0.5, 4.690432, 1e-7, 1.421801e-05, 12345678901234567890.0, 0.0, -0.0, -2.5e-09, 3.0],
+    [0.5000000004999947, 0.00023283064388679442],
+    [],
+    [-0.0],
+])
+def test_numbers_are_written_in_plain_decimals_that_read_back_exactly(numbers):
+    from labcalc.grading.export import _fmt, _fmt_many
+
+    written = _fmt_many(numbers)
+    assert written == [_fmt(x) for x in numbers]
+    for x, text in zip(numbers, written):
+        assert "e" not in text.lower() and float(text) == x
+        assert not text.endswith(".0") and text != "-0"
