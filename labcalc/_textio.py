@@ -141,7 +141,16 @@ def _too_big(name: str, max_bytes: int, what: str) -> TextInputError:
                                 f"(pass a larger max_bytes to read it)")
 
 
-def _gunzip(data: bytes, name: str, max_bytes: int) -> bytes:
+def gunzip(data: bytes, name: str, max_bytes: int) -> bytes:
+    """Decompress gzip *data* (several members allowed) to at most *max_bytes* bytes;
+    :class:`TextInputError` naming *name* when the data are corrupt or too big.
+
+    Examples
+    --------
+    >>> import gzip
+    >>> gunzip(gzip.compress(b"1 2\\n"), "x.gz", 100)
+    b'1 2\\n'
+    """
     # zlib.decompressobj with a bounded output so that a gzip bomb cannot exhaust memory;
     # gzip.decompress has no such bound. wbits=47 accepts a gzip header and checks the CRC.
     out = []
@@ -244,7 +253,7 @@ def read_bytes(source, *, max_bytes: int = DEFAULT_MAX_BYTES, name: str | None =
         raise _too_big(name, max_bytes, "the input")
     compressed = data[:2] == _GZIP_MAGIC
     if compressed:
-        data = _gunzip(data, name, max_bytes)
+        data = gunzip(data, name, max_bytes)
     return data, name, compressed
 
 

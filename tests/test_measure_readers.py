@@ -1150,7 +1150,7 @@ def test_tc_bulk_blocks_across_chunks(monkeypatch):
 
     text = "# 1700000000\n" + "".join(_TC_BLOCK_TEXT.format(b=k, p=k, d=0, bl=0, bp=0, rq=0) for k in range(3000))
     text += _TC_ODD[2]
-    monkeypatch.setattr(tc, "_line_chunks", _small_chunks)  # about 1000 characters a piece
+    monkeypatch.setattr(tc, "line_pieces", _small_chunks)  # about 1000 characters a piece
     fast, slow, w_fast, w_slow = _tc_both(text, monkeypatch)
     pd.testing.assert_frame_equal(fast, slow)
     assert fast["packets"].tolist()[:3] == [0, 1, 2]

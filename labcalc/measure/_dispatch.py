@@ -8,7 +8,7 @@ import re
 import sys
 import zlib
 
-from ._common import MeasurementFormatError, _corrupt_gzip, _gunzip, _is_path, open_binary, source_name
+from ._common import MeasurementFormatError, corrupt_gzip, gunzip, is_path, open_binary, source_name
 
 __all__ = ["read", "convert", "sniff_format", "FORMATS"]
 
@@ -195,12 +195,12 @@ def read(path, format: str | None = None, **kwargs):
     if format is not None:
         return _reader(_canonical(format))(path, **kwargs)
     name = source_name(path)
-    if _is_path(path):
+    if is_path(path):
         with open_binary(path) as fh:
             try:
                 head = fh.read(_HEAD_BYTES)
             except (EOFError, OSError, zlib.error) as exc:  # a corrupt gzip stream
-                raise _corrupt_gzip(name, exc) from None
+                raise corrupt_gzip(name, exc) from None
         source = path
     else:
         if hasattr(path, "read"):
@@ -208,7 +208,7 @@ def read(path, format: str | None = None, **kwargs):
         else:
             data = path
         if isinstance(data, (bytes, bytearray)):
-            data = _gunzip(bytes(data), name).decode("utf-8", "replace")
+            data = gunzip(bytes(data), name).decode("utf-8", "replace")
         head = data[:_HEAD_BYTES]
         source = data if "\n" in data else data + "\n"
     if isinstance(head, bytes):
@@ -270,7 +270,7 @@ def convert(path, out_path, format: str | None = None, **kwargs):
     if isinstance(out_path, str) and out_path == "-":
         df.to_csv(sys.stdout, index=False)
     else:
-        if _is_path(out_path):
+        if is_path(out_path):
             parent = os.path.dirname(os.fspath(out_path))
             if parent:
                 os.makedirs(parent, exist_ok=True)

@@ -9,7 +9,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from ._common import BIN, Report, check_json_depth, gc_paused, iter_lines, json_unclosed, open_text
+from ._common import BIN, Report, check_json_depth, gc_paused, iter_lines, json_unclosed, line_pieces, open_text
 
 __all__ = ["read_tc_qdisc", "read_qlen"]
 
@@ -195,20 +195,6 @@ _TC_BLOCK = re.compile(
     r"|^(.*)$",
     re.M,
 )
-
-
-def _line_chunks(text: str, size: int = 1 << 22):
-    """Pieces of *text* of about *size* characters that end at a line end (newline dropped),
-    each holding whole lines; together they hold every line of ``text.split("\\n")``."""
-    start = 0
-    n = len(text)
-    while True:
-        stop = text.find("\n", min(start + size, n)) if start + size < n else -1
-        if stop < 0:
-            yield text[start:]
-            return
-        yield text[start:stop]
-        start = stop + 1
 
 
 class _Block:
@@ -500,7 +486,7 @@ def read_tc_qdisc(path) -> pd.DataFrame:
 
     line0 = 1
     with gc_paused():  # the match tuples of a chunk would make every collection slower
-        for chunk in _line_chunks(text):
+        for chunk in line_pieces(text):
             matches = list(_TC_BLOCK.finditer(chunk))
             groups = [mt.groups() for mt in matches]
             # a regular block is read in bulk when another one follows (blank lines between
