@@ -467,7 +467,7 @@ def test_measurement_csv_with_nul_byte_is_refused_naming_the_line(tmp_path):
 
 
 def test_measurement_csv_larger_than_the_limit_is_refused(tmp_path, monkeypatch):
-    import labcalc.compare as compare_module
+    import labcalc.compare.files as compare_module
 
     path = tmp_path / "big.csv"
     path.write_text(_TIDY.format(note="n" * 200))

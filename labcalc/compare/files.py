@@ -1,0 +1,443 @@
+"""Reading tidy measurement tables: CSV files, manifests and folders, into one frame.
+
+Part of :mod:`labcalc.compare` (import the names from there). :func:`load_measurements`
+reads a tidy measurement CSV by the one text-input policy of :mod:`labcalc._textio`, or
+builds a measurement manifest (:mod:`labcalc.measure.manifest`) first, checks every unit
+against the quantity grammar of :mod:`labcalc.units` and the kind each metric's name
+implies (:func:`metric_kind`), and adds the values in base units.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+__all__ = ["REQUIRED_COLUMNS", "KEY_COLUMNS", "FILE_COLUMNS", "MAX_FILE_BYTES", "MeasurementError",
+           "metric_kind", "load_measurements"]
+
+#: Columns every measurement file must have (``note`` is optional).
+REQUIRED_COLUMNS = ("question", "scenario", "flow", "metric", "value", "unit")
+
+#: The columns that name one measurement; a file may hold each combination once.
+KEY_COLUMNS = ("question", "scenario", "flow", "metric")
+
+#: Largest measurement file read [bytes] (after gzip decompression): 64 MiB, far above any
+#: hand-made or built table (a million rows), far below what would exhaust memory.
+MAX_FILE_BYTES = 64 << 20
+
+#: The columns of a measurement file as written (what :func:`measurement_rows` shows).
+FILE_COLUMNS = (*REQUIRED_COLUMNS, "note")
+
+#: What each base unit is, for messages.
+_KIND_NAMES = {"bit/s": "a rate (bit/s, kbit/s, Mbit/s, kB/s...)", "s": "a time (s, ms)",
+               "byte": "a size in bytes (bytes, kB...)", "packet": "a count of packets (packets, segments)",
+               "1": "a plain number or a percentage (1, %)"}
+
+#: Words of a metric name (split at "_") that say which kind of quantity it is.
+_METRIC_WORDS = {
+    "1": {"share", "jain", "fairness", "utilisation", "utilization", "efficiency", "ratio", "fraction",
+          "probability", "beta"},
+    "s": {"rtt", "delay", "time", "duration", "rto", "srtt", "jitter", "mdev"},
+    "bit/s": {"goodput", "throughput", "rate", "bandwidth", "capacity", "bps"},
+    "size": {"cwnd", "ssthresh", "queue", "backlog", "window", "buffer", "transfer", "mss", "mtu", "size"},
+}
+
+
+class MeasurementError(ValueError):
+    """A measurement file is unreadable or a row is invalid (the message says where)."""
+
+    __module__ = "labcalc.compare"  # where users import it from, and how tracebacks name it
+
+
+def metric_kind(metric: str):
+    """The base units a metric's name implies, or None when the name does not say.
+
+    The name is split at underscores and each word looked up: ``rtt``, ``delay``,
+    ``time`` are times; ``goodput``, ``rate``, ``throughput`` rates; ``cwnd``,
+    ``queue``, ``mss`` sizes (bytes or packets); a loss (:func:`load_measurements`'s
+    rule: ``loss``, ``..._loss``) and ``share``, ``jain``, ``ratio``, ``beta``... plain
+    numbers. A name whose words point to two different kinds (``cwnd_first_loss``) or to
+    none (``C``) gives None.
+
+    Parameters
+    ----------
+    metric : str
+        A metric name of a measurement file (case does not matter).
+
+    Returns
+    -------
+    tuple of str or None
+        The base units the metric may have (``("s",)``, ``("bit/s",)``,
+        ``("byte", "packet")``, ``("1",)``), or None.
+
+    Examples
+    --------
+    >>> metric_kind("rtt_min"), metric_kind("offered_rate"), metric_kind("Loss")
+    (('s',), ('bit/s',), ('1',))
+    >>> metric_kind("max_queue"), metric_kind("cwnd_first_loss"), metric_kind("C")
+    (('byte', 'packet'), None, None)
+    """
+    name = str(metric).strip().lower()
+    words = set(name.split("_"))
+    kinds = {kind for kind, known in _METRIC_WORDS.items() if words & known}
+    if _is_loss(name):
+        kinds.add("1")
+    if len(kinds) != 1:
+        return None
+    kind = kinds.pop()
+    return ("byte", "packet") if kind == "size" else (kind,)
+
+
+def _kind_text(kinds) -> str:
+    return " or ".join(_KIND_NAMES.get(k, repr(k)) for k in kinds)
+
+
+#: A plain decimal number as a spreadsheet writes it (also nan/inf, refused later as not finite).
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|[+-]?(?:nan|inf|infinity)", re.I)
+
+
+def _read_rows(source, name: str):
+    """Header (stripped, lower case), records and the file line each record starts on.
+
+    Read with the csv module rather than pandas: pandas silently takes a first column as
+    the index when the data rows have one field more than the header (an unquoted decimal
+    comma, ``3,58``), which shifts every column; here a row whose field count differs from
+    the header's is an error naming its line. Blank lines are skipped but counted, so the
+    row numbers are the file's line numbers.
+    """
+    import csv
+    import io
+
+    # The one text-input policy of labcalc (labcalc._textio): a size limit, gzip, the BOM
+    # removed, UTF-8 with a reported cp1252/latin-1 fallback, a NUL byte refused naming its line.
+    from labcalc._textio import TextInputError, read_text
+
+    try:
+        res = read_text(source, max_bytes=MAX_FILE_BYTES, nul="error", name=name)
+    except TextInputError as exc:
+        where = f"{name}, row {exc.line}" if exc.line is not None else name
+        raise MeasurementError(f"{where}: {exc.detail}") from None
+    text = res.text
+    notes = [n + "; check its accented letters, or save it as CSV UTF-8" if "UTF-8" in n else n for n in res.notes]
+    # Comma, semicolon (a European spreadsheet's CSV) or tab, and Excel's "sep=;" first
+    # line: the same sniffing as the answer-sheet reader (labcalc._textio.sniff_delimiter). The
+    # sep= line is blanked, not removed, so row numbers stay the file's line numbers.
+    from labcalc._textio import SEP_LINE, sniff_delimiter
+
+    lines = text.splitlines(keepends=True)
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    delimiter = ","
+    if first is not None:
+        sep = SEP_LINE.match(lines[first])
+        if sep:
+            delimiter = sep.group(1)
+            lines[first] = "\n"
+            text = "".join(lines)
+        else:
+            delimiter = sniff_delimiter(lines[first], REQUIRED_COLUMNS)
+    reader = csv.reader(io.StringIO(text, newline=""), skipinitialspace=True, delimiter=delimiter)
+    header, records, lines, last = None, [], [], 0
+    try:
+        for fields in reader:
+            start, last = last + 1, reader.line_num
+            if not any(f.strip() for f in fields):
+                continue
+            if header is None:
+                header = [f.strip().lower() for f in fields]
+                repeated = sorted({h for h in header if h and header.count(h) > 1})
+                if repeated:
+                    raise MeasurementError(f"{name}, row {start}: column {repeated[0]!r} appears twice in the header "
+                                           f"(column names are read without case and spaces)")
+                continue
+            while len(fields) > len(header) and not fields[-1].strip():
+                fields = fields[:-1]  # trailing empty cells a spreadsheet adds
+            if len(fields) < len(header) and all(h not in REQUIRED_COLUMNS for h in header[len(fields):]):
+                fields = fields + [""] * (len(header) - len(fields))  # optional trailing columns left out
+            if len(fields) != len(header):
+                raise MeasurementError(
+                    f"{name}, row {start}: {len(fields)} fields where the header has {len(header)} "
+                    f"({', '.join(header)}); a decimal comma (3,58) or a comma in a note must be quoted, "
+                    f"or write 3.58")
+            records.append(fields)
+            lines.append(start)
+    except csv.Error as exc:
+        raise MeasurementError(f"{name}, row {reader.line_num}: not a readable CSV ({exc})") from None
+    if header is None:
+        raise MeasurementError(f"{name}: the file is empty (not even a header line)")
+    return header, records, lines, notes
+
+
+def load_measurements(source, quiet: bool = False):
+    """Read one or more tidy measurement CSV files.
+
+    The reader forgives what a hand-written file often has: spaces around the commas
+    and the header names, header names in capitals, no ``note`` column (an empty one is
+    added), metric names in capitals (``Goodput``: metric names are stored in lower
+    case, and :func:`measured` lower-cases the metric it looks for), handout ids in
+    lower case (``q14`` is stored as ``Q14``), units in any case
+    where that is unambiguous (``Segments``, ``KBit/s``; ``Ms`` is refused, it would be
+    megaseconds). It refuses what it cannot read unambiguously: a blank unit, except
+    for a metric whose name says it is a plain number or a percentage (a loss, a
+    share: see :func:`metric_kind`), and the same measurement (question, scenario, flow,
+    metric) given twice with different values. The same measurement given twice with
+    the same value is kept once, with a printed note.
+
+    Parameters
+    ----------
+    source : path, file-like, or list of paths
+        A CSV file, an open text stream, a folder (every ``*.csv`` in it, sorted), or a
+        list of any of these. A measurement manifest (``.toml``), or a folder holding one,
+        is built from its raw files first (:func:`labcalc.measure.build_manifest`); its
+        provenance columns (``source``, ``window_s``, ``n_samples``...) are kept.
+    quiet : bool, default False
+        Do not print the notes (repeated rows, a file decoded as cp1252).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The file's columns (``note`` empty when the file has none), stripped of
+        surrounding spaces, plus ``value_base`` (float, base units) and ``base_unit``
+        (``"bit/s"``, ``"s"``, ``"byte"``, ``"packet"``, ``"1"``; percentages become
+        fractions; ``segments`` count as packets), ``file`` (the source's file name, or
+        ``"<stream>"`` for an open text stream without a name) and ``row`` (the row in
+        that file, header = 1). ``df.attrs["files"]`` lists the sources, even when they
+        hold no rows; ``df.attrs["notes"]`` what was done while reading (a file that was
+        not UTF-8 and was decoded as cp1252: also printed unless *quiet*).
+
+    Raises
+    ------
+    MeasurementError
+        A missing file or column, a value that is not a number, an unknown unit, a blank
+        unit for a metric that is not a plain number, a loss (a metric named ``loss`` or
+        ``..._loss``, in % or as a fraction) outside 0-100 %, two rows for the same
+        measurement with different values, a file larger than ``MAX_FILE_BYTES`` or holding
+        a NUL byte (a binary file); the message names the file, the row (as
+        numbered in the file, header = 1), the column and the value.
+
+    Examples
+    --------
+    >>> from labcalc.data import measurement_path
+    >>> m = load_measurements(measurement_path("lab5", "part2.csv"))
+    >>> row = m[(m.scenario == "A2") & (m.flow == "h1_udp") & (m.metric == "loss")]
+    >>> float(row.value_base.iloc[0])
+    0.0358
+
+    Spaces, capitals and a missing ``note`` column are accepted:
+
+    >>> import io
+    >>> m = load_measurements(io.StringIO("question, scenario, flow, Metric, value, unit\\n"
+    ...                                   "Q7, 5M , h1, Goodput, 4.79, Mbit/s\\n"))
+    >>> m.scenario[0], m.metric[0], float(m.value_base[0]), m.note[0]
+    ('5M', 'goodput', 4790000.0, '')
+
+    An RTT without a unit is refused:
+
+    >>> load_measurements(io.StringIO("question,scenario,flow,metric,value,unit\\nQ18,B2,h2,rtt,60,\\n"))
+    Traceback (most recent call last):
+    ...
+    labcalc.compare.MeasurementError: <stream>, row 2, column 'unit': blank unit for metric 'rtt' (value 60); give its unit: a time (s, ms)
+    """
+    import pandas as pd
+
+    if isinstance(source, (str, Path)) and not (isinstance(source, str) and "\n" in source):
+        # A measurement manifest (or a folder holding one): build its table from the raw files
+        # (labcalc.measure.manifest), then read that table like any tidy CSV.
+        import io
+
+        from labcalc.measure.manifest import ManifestError, build_manifest, find_manifest, write_measurements
+
+        try:
+            manifest = find_manifest(source)
+            if manifest is not None:
+                built = build_manifest(manifest)
+                buf = io.StringIO()
+                write_measurements(built, buf)
+                buf.seek(0)
+                buf.name = str(manifest)
+                try:
+                    return load_measurements(buf, quiet=quiet)
+                except MeasurementError as exc:
+                    raise MeasurementError(_row_origin(str(exc), built.attrs.get("origin", []))) from None
+        except ManifestError as exc:
+            raise MeasurementError(str(exc)) from None
+    if isinstance(source, (list, tuple)):
+        frames = [load_measurements(s, quiet=quiet) for s in source]
+        files = [f for frame in frames for f in frame.attrs.get("files", [])]
+        if not frames:
+            df = pd.DataFrame(columns=[*FILE_COLUMNS, "value_base", "base_unit", "file", "row"])
+        else:
+            df = pd.concat(frames, ignore_index=True)
+            df = _drop_repeated(df, None, quiet)
+        df.attrs["files"] = files
+        df.attrs["notes"] = [n for frame in frames for n in frame.attrs.get("notes", [])]
+        return df
+    name = getattr(source, "name", None) or "<stream>"
+    if isinstance(source, (str, Path)):
+        path = Path(source)
+        if path.is_dir():
+            files = sorted(path.glob("*.csv"))
+            if not files:
+                raise MeasurementError(f"{path}: folder holds no *.csv measurement file")
+            return load_measurements(files, quiet=quiet)
+        if not path.exists():
+            raise MeasurementError(f"{path}: measurement file not found")
+        name = str(path)
+    short = Path(name).name if name != "<stream>" else name
+    header, records, line_numbers, notes = _read_rows(source, name)
+    if notes and not quiet:
+        print("\n".join(notes))
+    df = pd.DataFrame(records, columns=header, dtype=str)
+    missing = [c for c in REQUIRED_COLUMNS if c not in df.columns]
+    if missing:
+        raise MeasurementError(
+            f"{name}: missing column {missing[0]!r} (a measurement file needs {', '.join(REQUIRED_COLUMNS)})"
+        )
+    if "note" not in df.columns:
+        df["note"] = ""
+    for column in (*KEY_COLUMNS, "value", "unit", "note"):
+        df[column] = df[column].astype(str).str.strip()
+    df["metric"] = df["metric"].str.lower()
+    df["question"] = df["question"].map(_question_id)
+    values, bases, units = [], [], []
+    for row_number, value, unit, metric in zip(line_numbers, df["value"], df["unit"], df["metric"]):
+        if re.fullmatch(r"[+-]?\d+,\d+", value):
+            raise MeasurementError(f"{name}, row {row_number}: value {value!r} has a decimal comma "
+                                   f"(column 'value'); write {value.replace(',', '.')}")
+        if not _NUMBER.fullmatch(value):  # float() alone would take '0_964' as 964
+            raise MeasurementError(f"{name}, row {row_number}: value {value!r} is not a number (column 'value')")
+        number = float(value)
+        if not math.isfinite(number):
+            raise MeasurementError(f"{name}, row {row_number}: value {value!r} is not finite")
+        kinds = metric_kind(metric)
+        if unit == "":
+            if kinds != ("1",):
+                hint = f"give its unit: {_kind_text(kinds)}" if kinds else "give its unit (1 for a plain number)"
+                raise MeasurementError(
+                    f"{name}, row {row_number}, column 'unit': blank unit for metric {metric!r} (value {value}); {hint}")
+            base, base_unit = number, "1"
+        elif unit == "1":
+            base, base_unit = number, "1"
+        elif _NUMBER.fullmatch(unit) or unit[:1].isdigit():
+            raise MeasurementError(
+                f"{name}, row {row_number}, column 'unit': {unit!r} is a number, not a unit (value {value!r}); "
+                f"a decimal comma splits a value in two: write {value}.{unit} or quote it")
+        elif unit.lower() in ("segments", "segment", "segs", "seg"):
+            base, base_unit = number, "packet"
+        else:
+            try:
+                base, base_unit = _parse_unit(number, unit)
+            except ValueError as exc:
+                # the grammar's own reason ("'Ms' would be megaseconds; write 'ms'...")
+                reason = str(exc).removeprefix("quantity: ")
+                raise MeasurementError(f"{name}, row {row_number}, column 'unit': cannot read unit "
+                                       f"{unit!r} (value {value}): {reason}") from None
+            if kinds and base_unit not in kinds and not (base_unit == "1" and "packet" in kinds):
+                hint = ""
+                if "bit/s" in kinds and base_unit == "byte":
+                    stem = unit[:-1] if unit.endswith("s") and unit[-2:-1].lower() in ("t", "e") else unit
+                    hint = f"; did you mean {stem}/s?"
+                raise MeasurementError(
+                    f"{name}, row {row_number}, column 'unit': unit {unit!r} (value {value}) is "
+                    f"{_KIND_NAMES.get(base_unit, base_unit)}, but metric {metric!r} is "
+                    f"{_kind_text(kinds)}{hint}")
+        if base_unit == "1" and _is_loss(metric) and not 0.0 <= base <= 1.0:
+            shown = f"{value} {unit}".strip()
+            limits = "0 and 100 %" if unit == "%" else "0 and 1 (or give it in %)"
+            raise MeasurementError(
+                f"{name}, row {row_number}, column 'value': {shown!r} is not a loss; metric {metric!r} "
+                f"must lie between {limits}")
+        values.append(number)
+        bases.append(base)
+        units.append(base_unit)
+    df["value"] = pd.Series(values, index=df.index, dtype=float)
+    df["value_base"] = pd.Series(bases, index=df.index, dtype=float)
+    df["base_unit"] = pd.Series(units, index=df.index, dtype=object)
+    df["file"] = short
+    df["row"] = line_numbers
+    df = _drop_repeated(df, name, quiet)
+    df.attrs["files"] = [short]
+    df.attrs["notes"] = notes
+    return df
+
+
+def _row_origin(message: str, origin) -> str:
+    """Add to a message about row N of a built manifest table the file and line that row comes from."""
+    found = re.search(r", row (\d+)\b", message)
+    if found:
+        k = int(found.group(1)) - 2  # the built table's header is row 1
+        if 0 <= k < len(origin) and origin[k] is not None:
+            name, line = origin[k]
+            return f"{message} (that row is line {line} of {name}, a [[table]] of the manifest)"
+    return message
+
+
+def _parse_unit(number: float, unit: str):
+    """(value in base units, base unit) of ``number unit``, via :func:`labcalc.units.parse_quantity`."""
+    from labcalc.units import parse_quantity
+
+    return parse_quantity(f"{number!r} {unit}")
+
+
+def _where(rows, path: str | None = None) -> str:
+    """``"part1.csv rows 3 and 4"`` / ``"a.csv row 3, b.csv row 2"`` for rows of a measurement table.
+
+    ``path`` (the file as the user named it) replaces the file name when all rows come from
+    one file: ``"../data/part1.csv, rows 3 and 4"``.
+    """
+    if "row" not in rows.columns:
+        return f"{len(rows)} row{'' if len(rows) == 1 else 's'}"
+    by_file: dict = {}
+    for f, r in zip(rows["file"], rows["row"]):
+        by_file.setdefault(str(f), []).append(int(r))
+    parts = []
+    for f, numbers in by_file.items():
+        listed = ", ".join(str(n) for n in numbers[:-1]) + (" and " if len(numbers) > 1 else "") + str(numbers[-1])
+        where = f"{path}," if path is not None and len(by_file) == 1 else f
+        parts.append(f"{where} row{'s' if len(numbers) > 1 else ''} {listed}")
+    return ", ".join(parts)
+
+
+def _key_text(key) -> str:
+    question, scenario, flow, metric = key
+    return f"{question} (scenario {scenario!r}, flow {flow!r}, metric {metric!r})"
+
+
+def _drop_repeated(df, path: str | None, quiet: bool):
+    """Keep one of several rows for the same measurement with the same value; refuse different values."""
+    repeated = df[df.duplicated(list(KEY_COLUMNS), keep=False)]
+    if repeated.empty:
+        return df
+    notes = []
+    for key, group in repeated.groupby(list(KEY_COLUMNS), sort=False):
+        first = group.iloc[0]
+        same = all(u == first.base_unit and math.isclose(v, first.value_base, rel_tol=1e-9, abs_tol=1e-12)
+                   for u, v in zip(group.base_unit, group.value_base))
+        if not same:
+            shown = "; ".join(f"{v:g} {u}".strip() for v, u in zip(group["value"], group["unit"]))
+            raise MeasurementError(
+                f"{_where(group, path)}: the same measurement {_key_text(key)} with different values "
+                f"({shown}); keep one row, or tell the runs apart in the scenario column")
+        notes.append(f"{_where(group)} repeat {_key_text(key)} with the same value")
+    if notes and not quiet:
+        for text in notes[:3]:
+            print(f"note: {text}; using it once")
+        if len(notes) > 3:
+            print(f"note: ... and {len(notes) - 3} more measurements repeated with the same value; each is used once")
+    return df.drop_duplicates(list(KEY_COLUMNS), keep="first").reset_index(drop=True)
+
+
+def _is_loss(metric: str) -> bool:
+    """A metric that is a loss rate: ``loss``, ``..._loss`` or ``loss_...`` (not ``loss_event_1``)."""
+    words = metric.lower().split("_")
+    return "loss" in words and not any(w in ("event", "events", "time", "count") for w in words)
+
+
+_HANDOUT_ID = re.compile(r"q\d+(?:\.\d+)?", re.I)
+
+
+def _question_id(question):
+    """A handout question id in its usual form (``q14`` -> ``Q14``); other ids unchanged."""
+    if isinstance(question, str) and _HANDOUT_ID.fullmatch(question):
+        return question.upper()
+    return question

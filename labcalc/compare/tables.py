@@ -1,0 +1,510 @@
+"""Predictions beside measurements: comparison tables, verdicts, and answer checks.
+
+Part of :mod:`labcalc.compare` (import the names from there). :func:`compare` lines
+predictions up with measured values and gives the relative error and a verdict against a
+stated threshold; :func:`compare_measured` looks the measured values up in a table read by
+:func:`labcalc.compare.load_measurements`; :func:`format_comparison` prints the table.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from .files import _where
+from .files import load_measurements  # noqa: F401  (the Examples sections use it)
+from .lookup import _rows, measured, missing_note
+
+__all__ = ["compare", "compare_measured", "format_comparison", "compare_band", "format_band", "pick",
+           "check_answer"]
+
+def compare(rows, rtol: float = 0.05):
+    """Prediction vs measurement table with relative error and verdict.
+
+    Parameters
+    ----------
+    rows : iterable of (label, predicted, measured, unit)
+        Values in base units; ``unit`` one of ``"bit/s"``, ``"s"``, ``"byte"``,
+        ``"packet"``, ``"1"``. A NaN measured value (a missing measurement) or a NaN
+        prediction (a model fed with a missing measurement) gets the verdict ``"no data"``
+        and no error.
+    rtol : float, default 0.05
+        Threshold of the verdict: "close" when ``|measured - predicted| <= rtol x
+        |predicted|``, otherwise "off". For fractions (losses) the threshold applies
+        to the absolute difference in points: ``rtol`` = 0.05 means 5 points.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by label: ``predicted``, ``measured`` (display units, e.g. kbit/s or
+        %), ``unit`` (display), ``error`` (measured - predicted, display units),
+        ``rel_error`` (fraction, NaN for fractions), ``verdict`` (``"close"``, ``"off"``
+        or ``"no data"``). ``df.attrs["rtol"]`` records the threshold.
+
+    Examples
+    --------
+    >>> t = compare([("Q7 goodput", 4_690_431.5, 4_798_000.0, "bit/s")], rtol=0.02)
+    >>> t.loc["Q7 goodput", "verdict"], round(float(t.loc["Q7 goodput", "rel_error"]), 4)
+    ('off', 0.0229)
+    >>> compare([("Q10 goodput", 4_782_000.0, float("nan"), "bit/s")]).verdict.tolist()
+    ['no data']
+    """
+    import numpy as np
+    import pandas as pd
+
+    if not (isinstance(rtol, (int, float)) and rtol > 0):
+        raise ValueError(f"rtol must be positive; got {rtol!r}")
+    display = {"bit/s": (1e3, "kbit/s"), "s": (1e-3, "ms"), "byte": (1.0, "bytes"),
+               "packet": (1.0, "packets"), "1": (0.01, "%")}
+    records = []
+    for label, predicted, measured_value, unit in rows:
+        if unit not in display:
+            raise ValueError(f"unit of {label!r} must be one of {', '.join(display)}; got {unit!r}")
+        predicted, measured_value = float(predicted), float(measured_value)
+        scale, shown = display[unit]
+        error = measured_value - predicted
+        if math.isnan(error):
+            records.append((label, predicted / scale, measured_value / scale, shown, np.nan, np.nan, "no data"))
+            continue
+        if unit == "1":
+            rel = np.nan
+            ok = abs(error) <= rtol
+        else:
+            rel = error / predicted if predicted else (0.0 if error == 0 else np.inf)
+            ok = abs(error) <= rtol * abs(predicted)
+        records.append((label, predicted / scale, measured_value / scale, shown, error / scale, rel,
+                        "close" if ok else "off"))
+    df = pd.DataFrame(records, columns=["label", "predicted", "measured", "unit", "error", "rel_error", "verdict"])
+    df = df.set_index("label")
+    df.attrs["rtol"] = rtol
+    return df
+
+
+# --------------------------------------------------------------------------------------
+# notebooks: predictions against a measurement file, fixed-precision text, answer checks
+# --------------------------------------------------------------------------------------
+
+#: Display scale and unit of each base unit in comparison tables (as :func:`compare`).
+_DISPLAY = {"bit/s": (1e3, "kbit/s"), "s": (1e-3, "ms"), "byte": (1.0, "bytes"),
+            "packet": (1.0, "packets"), "1": (0.01, "%")}
+
+
+def compare_measured(measurements, rows, rtol: float = 0.05):
+    """Predictions next to the matching rows of a measurement file.
+
+    Like :func:`compare`, but the measured values are looked up in ``measurements``
+    (the output of :func:`load_measurements`). A prediction without a matching row is
+    kept with ``measured`` NaN and the verdict ``"no data"``, so a student's own file may
+    hold only some of the experiments; ``df.attrs["notes"]`` then says which
+    measurements are missing from which file (:func:`format_comparison` prints it).
+
+    Parameters
+    ----------
+    measurements : pandas.DataFrame
+        From :func:`load_measurements`.
+    rows : iterable of (label, predicted, unit, selector)
+        ``predicted`` in base units, ``unit`` as in :func:`compare`, ``selector`` a dict
+        with ``question`` and optionally ``scenario``, ``flow``, ``metric`` (as in
+        :func:`measured`).
+    rtol : float, default 0.05
+        Threshold of the verdict (see :func:`compare`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The columns of :func:`compare`; ``df.attrs["rtol"]`` is the threshold and
+        ``df.attrs["notes"]`` a list with one note per missing measurement.
+
+    Raises
+    ------
+    ValueError
+        A matching measurement whose unit is not of the predicted kind (e.g. a loss
+        compared with a rate), or more than one matching row.
+
+    Examples
+    --------
+    >>> import io
+    >>> m = load_measurements(io.StringIO(
+    ...     "question,scenario,flow,metric,value,unit\\nQ7,5M,h1,goodput,4798,kbit/s\\n"))
+    >>> t = compare_measured(m, [
+    ...     ("Q7 goodput", 4_798_464.5, "bit/s", dict(question="Q7", metric="goodput")),
+    ...     ("Q7 loss", 0.0403, "1", dict(question="Q7", metric="loss")),
+    ... ], rtol=0.01)
+    >>> t.verdict.tolist()
+    ['close', 'no data']
+    >>> t.attrs["notes"]
+    ["no measurement for Q7 (metric 'loss') in <stream>"]
+    """
+    rows = list(rows)
+    values, notes = [], []
+    for label, predicted, unit, selector in rows:
+        try:
+            value = measured(measurements, **selector, default=math.nan)
+        except KeyError as exc:
+            raise ValueError(f"{label}: {exc.args[0]}") from None
+        if math.isnan(value):
+            text = missing_note(measurements, **selector)
+            if text not in notes:
+                notes.append(text)
+        else:
+            match = _rows(measurements, selector["question"], selector.get("scenario"), selector.get("flow"),
+                          selector.get("metric"))
+            got = match["base_unit"].iloc[0]
+            if got != unit:
+                raise ValueError(f"{label}: the measurement ({_where(match)}) is in {got!r}, "
+                                 f"the prediction in {unit!r}")
+        values.append(value)
+    table = compare([(r[0], r[1], v, r[2]) for r, v in zip(rows, values)], rtol=rtol)
+    table.attrs["notes"] = notes
+    return table
+
+
+def format_comparison(table, digits: int = 1, label_width: int | None = None,
+                      percent_digits: int | None = None, notes=()) -> str:
+    """A comparison table as fixed-precision text (stable output for notebooks).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        From :func:`compare` or :func:`compare_measured`.
+    digits : int, default 1
+        Decimals of predicted, measured and error (in the display unit).
+    label_width : int, optional
+        Width of the label column (default: the longest label).
+    percent_digits : int, optional
+        Decimals of the rows shown in % (losses, shares), e.g. 2 to show a loss of
+        4.03 % as the server printed it; default ``digits``.
+    notes : sequence of str, default ()
+        Further notes printed under the table, after those of the table (e.g. the
+        experiments :func:`missing_inputs` found without an input).
+
+    Returns
+    -------
+    str
+        A first line stating the threshold, a header, one line per row, and one
+        ``note:`` line per missing measurement (``table.attrs["notes"]``) and per
+        entry of ``notes``. The relative
+        error is in percent; for losses (shown in %) the error is in points and the
+        relative error is left blank. A missing measurement shows as ``missing``, a
+        prediction that could not be computed as ``-``.
+
+    Examples
+    --------
+    >>> t = compare([("Q7 goodput", 4_690_431.5, 4_798_000.0, "bit/s"),
+    ...              ("Q7 loss", 0.062, 0.0403, "1")], rtol=0.02)
+    >>> print(format_comparison(t))
+    verdict: close when |measured - predicted| <= 2 % of predicted (losses: within 2 percentage points)
+    label       predicted  measured  unit     error  rel. error  verdict
+    Q7 goodput     4690.4    4798.0  kbit/s  +107.6     +2.29 %  off
+    Q7 loss           6.2       4.0  %         -2.2              off
+    >>> print(format_comparison(t, percent_digits=2).splitlines()[-1])
+    Q7 loss          6.20      4.03  %        -2.17              off
+    """
+    import math as _m
+
+    rtol = table.attrs.get("rtol")
+    lines = []
+    if rtol is not None:
+        pct = f"{rtol * 100:g}"
+        lines.append(f"verdict: close when |measured - predicted| <= {pct} % of predicted "
+                     f"(losses: within {pct} percentage point{'' if pct == '1' else 's'})")
+    labels = [str(i) for i in table.index]
+    width = max([len("label")] + [len(x) for x in labels]) if label_width is None else label_width
+
+    def num(x, sign=False, places=digits, nan="-"):
+        if x is None or (isinstance(x, float) and _m.isnan(x)):
+            return nan
+        if round(x, places) == 0:
+            x = 0.0  # no "-0.0"
+        return f"{x:+.{places}f}" if sign else f"{x:.{places}f}"
+
+    cells = []
+    for label, row in zip(labels, table.itertuples(index=False)):
+        rel = row.rel_error
+        rel_text = "" if rel is None or _m.isnan(rel) else (
+            "inf" if _m.isinf(rel) else f"{num(rel * 100, sign=True, places=2)} %")
+        places = percent_digits if (percent_digits is not None and row.unit == "%") else digits
+        cells.append((label, num(row.predicted, places=places), num(row.measured, places=places, nan="missing"),
+                      str(row.unit), num(row.error, sign=True, places=places), rel_text, str(row.verdict)))
+    head = ("label", "predicted", "measured", "unit", "error", "rel. error", "verdict")
+    widths = [max(len(h), *(len(c[k]) for c in cells)) if cells else len(h) for k, h in enumerate(head)]
+    widths[0] = max(width, len(head[0]))
+    align = ["<", ">", ">", "<", ">", ">", "<"]
+
+    def line(values):
+        return "  ".join(f"{v:{a}{w}}" for v, a, w in zip(values, align, widths)).rstrip()
+
+    lines.append(line(head))
+    lines.extend(line(c) for c in cells)
+    lines.extend(f"note: {text}" for text in [*table.attrs.get("notes", ()), *notes])
+    return "\n".join(lines)
+
+
+def compare_band(measurements, rows):
+    """Measurements against a predicted range: inside the band or outside it.
+
+    Some models predict a range rather than a value, e.g. RED holds the queue between
+    two thresholds, so the queueing delay lies between two times. Comparing with one end
+    of the range, or with whichever end is nearer, would flatter the model; this states
+    the range and says whether each measurement lies in it, and by how much it misses
+    otherwise.
+
+    Parameters
+    ----------
+    measurements : pandas.DataFrame
+        From :func:`load_measurements`.
+    rows : iterable of (label, low, high, unit, selector)
+        The band ``[low, high]`` in base units, ``unit`` one of ``"bit/s"``, ``"s"``,
+        ``"byte"``, ``"packet"``, ``"1"``, ``selector`` a dict with ``question`` and
+        optionally ``scenario``, ``flow``, ``metric`` (as in :func:`measured`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by label: ``low``, ``high``, ``measured`` (display units, as in
+        :func:`compare`), ``unit`` (display), ``outside`` (how far the measurement lies
+        outside the band, display units: negative below, positive above, 0 inside),
+        ``verdict`` (``"inside"``, ``"outside"`` or ``"no data"``).
+        ``df.attrs["notes"]`` lists the missing measurements.
+
+    Raises
+    ------
+    ValueError
+        A band with ``low > high``, an unknown unit, a measurement whose unit is not of
+        the band's kind, or several matching rows.
+
+    Examples
+    --------
+    >>> import io
+    >>> m = load_measurements(io.StringIO(
+    ...     "question,scenario,flow,metric,value,unit\\nQ47,RED,h1,rtt,50,ms\\nQ52,RED,h1,rtt,58,ms\\n"))
+    >>> t = compare_band(m, [("Q47", 0.048, 0.056, "s", dict(question="Q47", flow="h1", metric="rtt")),
+    ...                      ("Q52", 0.048, 0.056, "s", dict(question="Q52", flow="h1", metric="rtt"))])
+    >>> t.verdict.tolist(), [round(float(x), 1) for x in t.outside]
+    (['inside', 'outside'], [0.0, 2.0])
+    """
+    import pandas as pd
+
+    records, notes = [], []
+    for label, low, high, unit, selector in rows:
+        if unit not in _DISPLAY:
+            raise ValueError(f"unit of {label!r} must be one of {', '.join(_DISPLAY)}; got {unit!r}")
+        low, high = float(low), float(high)
+        if low > high:
+            raise ValueError(f"{label}: the band's low end {low!r} is above its high end {high!r}")
+        try:
+            value = measured(measurements, **selector, default=math.nan, kind=unit)
+        except KeyError as exc:
+            raise ValueError(f"{label}: {exc.args[0]}") from None
+        scale, shown = _DISPLAY[unit]
+        if math.isnan(value):
+            text = missing_note(measurements, **selector)
+            if text not in notes:
+                notes.append(text)
+            records.append((label, low / scale, high / scale, math.nan, shown, math.nan, "no data"))
+            continue
+        outside = value - high if value > high else (value - low if value < low else 0.0)
+        records.append((label, low / scale, high / scale, value / scale, shown, outside / scale,
+                        "inside" if outside == 0 else "outside"))
+    df = pd.DataFrame(records, columns=["label", "low", "high", "measured", "unit", "outside", "verdict"])
+    df = df.set_index("label")
+    df.attrs["notes"] = notes
+    return df
+
+
+def format_band(table, digits: int = 1) -> str:
+    """A band comparison (:func:`compare_band`) as fixed-precision text.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        From :func:`compare_band`.
+    digits : int, default 1
+        Decimals of the band, the measurement and the distance (display units).
+
+    Returns
+    -------
+    str
+        A first line stating the rule, a header, one line per row (the band as
+        ``low - high``, ``missing`` for a missing measurement) and one ``note:`` line
+        per missing measurement.
+
+    Examples
+    --------
+    >>> import io
+    >>> m = load_measurements(io.StringIO("question,scenario,flow,metric,value,unit\\nQ47,RED,h1,rtt,50,ms\\n"))
+    >>> print(format_band(compare_band(m, [("Q47 RTT", 0.048, 0.056, "s", dict(question="Q47", metric="rtt"))])))
+    verdict: inside when low <= measured <= high; otherwise the distance to the nearer end
+    label     predicted band  measured  unit  outside by  verdict
+    Q47 RTT      48.0 - 56.0      50.0  ms               inside
+    """
+    def num(x, sign=False, nan="-"):
+        if x is None or (isinstance(x, float) and math.isnan(x)):
+            return nan
+        return f"{x:+.{digits}f}" if sign else f"{x:.{digits}f}"
+
+    cells = []
+    for label, row in zip(table.index, table.itertuples(index=False)):
+        outside = "" if row.verdict != "outside" else num(row.outside, sign=True)
+        cells.append((str(label), f"{num(row.low)} - {num(row.high)}", num(row.measured, nan="missing"),
+                      str(row.unit), outside, str(row.verdict)))
+    head = ("label", "predicted band", "measured", "unit", "outside by", "verdict")
+    widths = [max(len(h), *(len(c[k]) for c in cells)) if cells else len(h) for k, h in enumerate(head)]
+    align = ["<", ">", ">", "<", ">", "<"]
+
+    def line(values):
+        return "  ".join(f"{v:{a}{w}}" for v, a, w in zip(values, align, widths)).rstrip()
+
+    lines = ["verdict: inside when low <= measured <= high; otherwise the distance to the nearer end",
+             line(head), *(line(c) for c in cells)]
+    lines.extend(f"note: {text}" for text in table.attrs.get("notes", ()))
+    return "\n".join(lines)
+
+
+def pick(answers, question: str, contains: str | None = None) -> float:
+    """One value of an answers table (``labcalc.labs.lab5.answers()``), by question and item.
+
+    Parameters
+    ----------
+    answers : pandas.DataFrame
+        Columns ``question``, ``item``, ``value``.
+    question : str
+        Question id, e.g. ``"Q13"``.
+    contains : str, optional
+        Text the ``item`` must contain (case-sensitive), e.g. ``"A2: loss of h1"``.
+
+    Returns
+    -------
+    float
+        The ``value`` of the only matching row, in base units.
+
+    Raises
+    ------
+    KeyError
+        When no row or several rows match; the message lists the items of
+        ``question`` (at most 20) so that ``contains`` can name one.
+
+    Examples
+    --------
+    >>> from labcalc.labs import lab5
+    >>> round(pick(lab5.answers(), "Q13", "A2: goodput of h1") / 1e6, 3)
+    0.938
+    """
+    sel = answers["question"] == question
+    if contains is not None:
+        sel &= answers["item"].str.contains(contains, regex=False)
+    rows = answers[sel]
+    if len(rows) != 1:
+        items = answers.loc[answers["question"] == question, "item"].astype(str).tolist()
+        listing = "; items of this question: " + ", ".join(repr(i) for i in items[:20]) if items else ""
+        raise KeyError(f"{len(rows)} answers match question={question!r}, contains={contains!r}; "
+                       f"expected exactly one{listing}")
+    return float(rows["value"].iloc[0])
+
+
+#: An answer id of a lab (``"Q4"``, ``"Q13.6"``, ``"q13"``): :func:`check_answer` then
+#: checks against the lab's answer key.
+_ANSWER_ID = re.compile(r"\s*[Qq]\d+(?:\.\d+)?\s*")
+
+
+def check_answer(answer, expected=None, unit: str | None = None, rtol: float | None = None,
+                 atol: float | None = None, label: str | None = None, quiet: bool = False,
+                 *, lab: str = "lab5", seed: int = 0, **options):
+    """Check a student's answer in a notebook: one printed line, the grader's verdict.
+
+    Two forms:
+
+    - ``check_answer("Q13.6", my_answer)``: a question of the lab's handout, by its
+      answer id (this form is taken when the first argument is an answer id and no
+      ``unit``, ``rtol`` or ``atol`` is given: the answer key sets them). The answer is checked against the lab's answer key
+      (:func:`labcalc.grading.check_answer`) with the question's unit, tolerance and
+      every slip the key knows (forgotten headers, the other byte accounting, rate
+      for goodput...), exactly as the batch grader :func:`labcalc.grading.grade`
+      grades it: same score, diagnosis and message. A question that asks for several
+      numbers (``"Q13"``) prints the ids and labels of its parts instead.
+    - ``check_answer(my_answer, expected, unit="Mbit/s")``: any other value, through
+      :func:`labcalc.grading.check` (which does the unit handling, the tolerance and
+      the classic slips). A plain number (``unit="1"``) is quoted without a unit.
+
+    Parameters
+    ----------
+    answer : str, number or None
+        In the first form, the answer id (``"Q4"``, ``"Q13.6"``). In the second, the
+        answer: a text with its unit (``"4.69 Mbit/s"``, ``"4690 kbps"``, ``"6.2 %"``,
+        ``"300 ms"``); a number is read as the same number typed without quotes, so a
+        rate, a size or a time needs its unit, and a share without a % sign is a
+        fraction (see :func:`labcalc.grading.check`). None, ``...`` or an empty text
+        means "not answered yet".
+    expected : float, str or None
+        In the first form, the answer (as above). In the second, the expected value
+        in base units (as labcalc computes it) or a text with a unit.
+    unit : str, optional
+        Second form only: unit of the question, e.g. ``"kbit/s"``, ``"Mbit/s"``,
+        ``"bytes"``, ``"ms"``, ``"%"``; ``"1"`` (or ``""``) for a plain number.
+    rtol, atol : float, optional
+        Second form only: relative tolerance (default 0.01) and absolute tolerance
+        (default 0) [base units].
+    label : str, optional
+        Printed at the start of the line; by default the answer id in the first form
+        and ``"answer"`` in the second.
+    quiet : bool, default False
+        Do not print.
+    lab : str, default "lab5"
+        First form: the lab whose answer key is used.
+    seed : int, default 0
+        First form: the variant (0 is the handout's numbers).
+    **options
+        First form: ``accounting``, ``sigfigs``, ``credit`` of
+        :func:`labcalc.grading.check_answer`. Second form: passed to
+        :func:`labcalc.grading.check` (``alternatives``, ``efficiency``, ``sigfigs``,
+        ``credit``...) to recognise slips that depend on the scenario.
+
+    Returns
+    -------
+    labcalc.grading.CheckResult or None
+        ``correct``, ``score``, ``message`` (without the label), ``diagnosis``, ...;
+        None when the answer id names several answers or none (the line printed says
+        which ids there are).
+
+    Examples
+    --------
+    >>> ok = check_answer("Q4", "5 Mbit/s")
+    Q4: Partly right (50 % of the points): '5 Mbit/s' is off by exactly the frame efficiency (0.938 = payload bytes / frame bytes): count the header bytes of every frame.
+    >>> ok = check_answer("Q13.7", "6.2 %", label="Q13 A2 loss")
+    Q13 A2 loss: Correct: '6.2 %' is within 1 % + 0.1 percentage points of the expected value.
+    >>> parts = check_answer("Q44", "30 ms")
+    Q44: lab5 question Q44 asks for 2 numbers; check each one by its own id:
+      Q44.1   queueing delay at router 2 (both directions)
+      Q44.2   queueing delay at router 1 (both directions)
+    >>> ok = check_answer("4.69 Mbit/s", 4_690_431.5, unit="kbit/s", label="Q4")
+    Q4: Correct: '4.69 Mbit/s' is within 1 % of the expected value.
+    >>> check_answer("586 kbit/s", 4_690_431.5, unit="kbit/s", quiet=True).diagnosis
+    'bytes_bits'
+    >>> ok = check_answer(1.22, 1.2247, unit="1", label="Q19 c")
+    Q19 c: Correct: '1.22' is within 1 % of the expected value.
+    """
+    from labcalc import grading
+    from labcalc.grading.keys import AnswerIdError
+
+    by_id = unit is None and rtol is None and atol is None
+    if by_id and isinstance(answer, str) and _ANSWER_ID.fullmatch(answer):
+        answer_id = "Q" + answer.strip()[1:]
+        label = answer_id if label is None else label
+        mine = None if expected is Ellipsis else expected
+        try:
+            result = grading.check_answer(answer_id, mine, lab=lab, seed=seed, **options)
+        except AnswerIdError as exc:
+            if not quiet:
+                print(f"{label}: {exc}")
+            return None
+    else:
+        if answer is Ellipsis:
+            answer = None
+        plain = unit is not None and str(unit).strip() in ("", "1")
+        result = grading.check(answer, expected, unit="" if plain else unit,
+                               rtol=0.01 if rtol is None else rtol, atol=0.0 if atol is None else atol,
+                               **options)
+        label = "answer" if label is None else label
+    if not quiet:
+        print(f"{label}: {result.message}")
+    return result
