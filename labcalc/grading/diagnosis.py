@@ -110,12 +110,10 @@ _GENERIC_PAIRS = (("bytes_bits", "kilo_mega"), ("bytes_bits", "binary_prefix"),
                   ("kilo_mega", "binary_prefix"))
 # Generic slips that may come on top of a context slip.
 _ON_TOP = ("bytes_bits", "kilo_mega", "percent_fraction")
-# Share of the tolerance within which an answer must sit around a slip's value: a
-# student who made the slip writes that value up to their own rounding, so the band is
-# narrower than the tolerance of a right answer; it keeps answers that are merely
-# rounded too early from being taken for a 1024-for-1000 slip.
 #: Share of the (transformed) tolerance within which an answer must sit around a slip's
-#: value to be taken for that slip [1].
+#: value to be taken for that slip [1]. A student who made the slip writes that value
+#: up to their own rounding, so the band is narrower than a right answer's; it keeps
+#: answers merely rounded too early from being taken for a 1024-for-1000 slip.
 SLIP_BAND = 0.5
 #: Tolerance multiple inside which a wrong answer counts as a rounding slip [1].
 ROUNDING_FACTOR = 3.0
