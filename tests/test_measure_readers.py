@@ -1167,3 +1167,45 @@ def _small_chunks(text):
             return
         yield text[start:stop]
         start = stop + 1
+
+
+# ---------------------------------------------------------------------------------------
+# labtool: the lines converted in bulk give the rows of the line-by-line patterns
+
+_LABTOOL_LINES = [
+    "  4.0s - sent:   503 pkts,  1000.0 kbits/s\n",
+    "170.5s - received: 843/ sent: 867 pkts (loss 2.768%), 957.7 kbit/s\n",
+    "  1.0s - received:   100 out of   102 pkts (loss  1.961%),  950.0 kb/s\n",
+    "6.3: 854.0 kbps avg ( 944.5[inst], 926.5[mov.avg]) cwnd 9 rtt 83.9ms\n",
+    "  2.0s - sent:   nan pkts,  nan kb/s\n",
+    "  2.0s - sent:   12 pkts,  nan kb/s\n",
+    "  2.0s - sent:   12 pkts,  inf kb/s\n",
+    "  3.0s - sent:   " + "9" * 400 + " pkts,  1.0 kb/s\n",
+    "  3.0s - sent:   12 pkts,  1" + "0" * 30 + ".5 kb/s\n",
+    "garbage line\n",
+    "\n",
+    "\t \n",
+    "  5.0S - SENT: 7 PKTS, 2.5 KBPS\n",
+]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_labtool_bulk_equals_line_by_line(monkeypatch, seed):
+    from labcalc.measure import labtool
+
+    rng = np.random.default_rng(seed)
+    text = "".join(_LABTOOL_LINES[k] for k in rng.integers(0, len(_LABTOOL_LINES), 400))
+    text += _LABTOOL_LINES[0]  # at least one good line
+
+    def read():
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            return m.read_labtool(text), [str(x.message) for x in w]
+
+    fast, w_fast = read()
+    monkeypatch.setattr(labtool, "_BULK", re.compile(r"^(?!x)x" + "()" * (labtool._BULK.groups - 1) + r"|^(.*)$", re.M))
+    slow, w_slow = read()
+    pd.testing.assert_frame_equal(fast, slow)
+    assert fast.attrs == slow.attrs
+    assert w_fast == w_slow
+    assert len(fast) > 100

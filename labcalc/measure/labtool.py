@@ -7,7 +7,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from ._common import Report, iter_lines, open_text
+from ._common import Report, gc_paused, line_pieces, open_text
 
 __all__ = ["read_labtool"]
 
@@ -106,49 +106,25 @@ def read_labtool(path) -> pd.DataFrame:
     """
     name, text = open_text(path)
     rep = Report(name, FORMAT, EXPECTED)
-    rows = []
-    ok_lines = []
-    for i, line in iter_lines(text):
-        s = line.strip()
-        if not s:
-            continue
-        m = _UDPCLIENT.match(s)
-        if m:
-            rows.append({"program": "udpclient", "time_s": float(m["t"]), "packets": int(m["sent"]),
-                         "rate_bps": float(m["rate"]) * 1e3})
-            rep.ok()
-            ok_lines.append(i)
-            continue
-        m = _UDPSERVER.match(s)
-        if m:
-            rows.append({"program": "udpserver", "time_s": float(m["t"]), "packets": int(m["rx"]),
-                         "packets_sent": int(m["tx"]), "loss": float(m["loss"]) / 100.0,
-                         "rate_bps": float(m["rate"]) * 1e3})
-            rep.ok()
-            ok_lines.append(i)
-            continue
-        m = _TCPCLIENT.match(s)
-        if m:
-            rows.append({"program": "tcpclient", "time_s": float(m["t"]), "avg_rate_bps": float(m["avg"]) * 1e3,
-                         "rate_bps": float(m["inst"]) * 1e3, "movavg_rate_bps": float(m["mov"]) * 1e3,
-                         "cwnd_segments": int(m["cwnd"]), "rtt_s": float(m["rtt"]) * 1e-3})
-            rep.ok()
-            ok_lines.append(i)
-            continue
-        rep.bad(i, s)
+    pieces = []
+    overflow = []  # (line, row) of lines whose numbers do not fit, reported after the others
+    line0 = 1
+    with gc_paused():  # the match tuples of a piece would make every collection slower
+        for piece in line_pieces(text):
+            cols, n_lines = _piece_columns(piece, line0, rep, overflow)
+            pieces.append(cols)
+            line0 += n_lines
+    del text
     # a line whose numbers do not fit (400-digit counters, 1e999 rates) is malformed; checked
-    # here, once per row, because the regular expressions accept any run of digits
-    fine = []
-    for i, row in zip(ok_lines, rows):
-        if all(not np.isinf(v) if isinstance(v, float) else (not isinstance(v, int) or abs(v) < 2**63)
-               for v in row.values()):
-            fine.append(row)
-        else:
-            rep.recognised -= 1
-            rep.bad(i, None)
-    rows = fine
+    # once per row, because the regular expressions of the line-by-line reader accept any run
+    # of digits (the bulk pattern takes at most 15)
+    for i in overflow:
+        rep.recognised -= 1
+        rep.bad(i, None)
     rep.require_something()
-    df = pd.DataFrame(rows, columns=_COLUMNS)
+    data = {c: np.concatenate([p.pop(c) for p in pieces]) for c in _COLUMNS}
+    del pieces
+    df = pd.DataFrame(data, columns=_COLUMNS, copy=False)
     df["program"] = df["program"].astype("str")
     for c in _COLUMNS[1:]:
         df[c] = pd.to_numeric(df[c], errors="coerce").astype(float)
@@ -161,3 +137,98 @@ def read_labtool(path) -> pd.DataFrame:
         keep |= _PROGRAM_COLUMNS[p]
     df = df[[c for c in _COLUMNS if c in keep]]
     return rep.finish(df, {"programs": programs})
+
+
+# the three line shapes with at most 15 digits a number (so that every value fits) and no
+# infinity, as one pattern; any other line is a match of the last group and goes through
+# the patterns above. [ \t] instead of \s: a blank must not reach into the next line.
+
+
+def _bulk_shape(rx: re.Pattern) -> str:
+    """The pattern of *rx* after its time, with at most 15 digits a number and no infinity."""
+    pat = rx.pattern.removesuffix("$")
+    pat = pat.replace(_NUM, r"\d{1,15}(?:\.\d{1,15})?").replace(r"\d+", r"\d{1,15}").replace("|[-+]?inf", "")
+    pat = re.sub(r"\(\?P<\w+>", "(", pat).replace(r"\s", r"[ \t]")
+    time = r"^(\d{1,15}(?:\.\d{1,15})?)"
+    return pat.removeprefix(time)
+
+
+# udpclient (groups 2-3), udpserver (4-7), tcpclient (8-12) after the shared time (group 1);
+# any other line is group 13. [ \t] instead of \s: a blank must not reach into the next line.
+_BULK = re.compile(
+    r"^[ \t]*(\d{1,15}(?:\.\d{1,15})?)(?:" + "|".join(_bulk_shape(rx) for rx in (_UDPCLIENT, _UDPSERVER, _TCPCLIENT))
+    + r")[ \t]*$|^(.*)$",
+    re.I | re.M,
+)
+_PROGRAMS = np.array(["udpclient", "udpserver", "tcpclient"], dtype=object)
+
+
+def _piece_columns(piece: str, line0: int, rep: Report, overflow: list):
+    """The columns of the lines of *piece* (its first line is line *line0* of the file) and
+    the number of its lines. Lines of the three shapes are converted in bulk; any other is
+    read by the patterns of the programs (a row, or a malformed line)."""
+    tup = _BULK.findall(piece)
+    n = len(tup)
+    kind = np.array([0 if t[1] else 1 if t[3] else 2 if t[7] else 3 for t in tup], dtype=np.int8)
+    arr = np.array(tup, dtype=object).reshape(n, 13)
+    cols = {c: np.full(n, np.nan) for c in _COLUMNS[1:]}
+    keep = kind < 3
+    rep.ok(int(keep.sum()))
+
+    def put(col, k, j, scale=None):
+        sel = kind == k
+        if sel.any():
+            v = arr[sel, j].astype(float)
+            cols[col][sel] = v if scale is None else v * scale
+
+    if keep.any():
+        cols["time_s"][keep] = arr[keep, 0].astype(float)
+    put("packets", 0, 1), put("rate_bps", 0, 2, 1e3)
+    put("packets", 1, 3), put("packets_sent", 1, 4), put("rate_bps", 1, 6, 1e3)
+    if (kind == 1).any():
+        cols["loss"][kind == 1] = arr[kind == 1, 5].astype(float) / 100.0
+    put("avg_rate_bps", 2, 7, 1e3), put("rate_bps", 2, 8, 1e3)
+    put("movavg_rate_bps", 2, 9, 1e3), put("cwnd_segments", 2, 10), put("rtt_s", 2, 11, 1e-3)
+    program = np.empty(n, dtype=object)
+    program[keep] = _PROGRAMS[kind[keep]]
+    for k in np.flatnonzero(kind == 3):
+        row = _slow_line(line0 + int(k), tup[k][12], rep, overflow)
+        if row is not None:
+            keep[k] = True
+            program[k] = row.pop("program")
+            for c, v in row.items():
+                cols[c][k] = v
+    cols = {c: v[keep] for c, v in cols.items()}
+    cols["program"] = program[keep]
+    return cols, n
+
+
+def _slow_line(i: int, line: str, rep: Report, overflow: list):
+    """One line by the programs' patterns: its row (a dict), or None (blank or malformed)."""
+    s = line.strip()
+    if not s:
+        return None
+    m = _UDPCLIENT.match(s)
+    if m:
+        row = {"program": "udpclient", "time_s": float(m["t"]), "packets": int(m["sent"]),
+               "rate_bps": float(m["rate"]) * 1e3}
+    else:
+        m = _UDPSERVER.match(s)
+        if m:
+            row = {"program": "udpserver", "time_s": float(m["t"]), "packets": int(m["rx"]),
+                   "packets_sent": int(m["tx"]), "loss": float(m["loss"]) / 100.0,
+                   "rate_bps": float(m["rate"]) * 1e3}
+        else:
+            m = _TCPCLIENT.match(s)
+            if not m:
+                rep.bad(i, s)
+                return None
+            row = {"program": "tcpclient", "time_s": float(m["t"]), "avg_rate_bps": float(m["avg"]) * 1e3,
+                   "rate_bps": float(m["inst"]) * 1e3, "movavg_rate_bps": float(m["mov"]) * 1e3,
+                   "cwnd_segments": int(m["cwnd"]), "rtt_s": float(m["rtt"]) * 1e-3}
+    rep.ok()
+    if not all(not np.isinf(v) if isinstance(v, float) else (not isinstance(v, int) or abs(v) < 2**63)
+               for v in row.values()):
+        overflow.append(i)
+        return None
+    return row
