@@ -360,3 +360,21 @@ def test_connection_that_matches_nothing_names_the_entry(tmp_path, extra, words)
         build_manifest(tmp_path / "m.toml")
     for word in words:
         assert word in str(info.value), (word, str(info.value))
+
+
+def test_connection_in_a_tcp_probe_file_matches_either_end(tmp_path):
+    """proc11: 3 samples 10.0.0.1:40100 -> 10.0.0.2:5001, 1 the other way, 1 of 127.0.0.1."""
+    from labcalc import measure
+
+    src = Path(__file__).resolve().parent / "data" / "measure" / "tcpprobe_proc11.txt"
+    shutil.copy(src, tmp_path / "probe.txt")
+    body = ""
+    for flow, connection in (("by_port", ":40100"), ("by_address", "10.0.0.2"), ("by_endpoint", "10.0.0.2:5001")):
+        body += (f'[[measurement]]\nquestion="Q1"\nscenario="S"\nflow="{flow}"\nmetric="cwnd"\nfile="probe.txt"\n'
+                 f'window_s=[0, 1000]\nconnection="{connection}"\n')
+    (tmp_path / "m.toml").write_text(body)
+    t = build_manifest(tmp_path / "m.toml")
+    df = measure.read(src)
+    mine = df[df.src.astype(str).str.startswith("10.0.0.") | df.dst.astype(str).str.startswith("10.0.0.")]
+    assert list(t.n_samples) == [4, 4, 4]
+    assert list(t.value) == pytest.approx([float(mine.cwnd_segments.mean())] * 3, rel=1e-12)
