@@ -612,11 +612,13 @@ def moodle_xml(lab: str = "lab5", seeds: Iterable[int] = range(1, 21), *,
     return "".join(out)
 
 
-_GIFT_SPECIAL = str.maketrans({c: "\\" + c for c in "~=#{}:\\"})
-
-
 def _gift_escape(text: str) -> str:
-    return text.translate(_GIFT_SPECIAL).replace("\n", " ")
+    """Text with GIFT's special characters ``~ = # { } :`` and backslash escaped, on one line."""
+    text = text.replace("\\", "\\\\")  # first, so the escapes below stay single
+    for c in "~=#{}:":
+        if c in text:
+            text = text.replace(c, "\\" + c)
+    return text.replace("\n", " ")
 
 
 def gift(lab: str = "lab5", seeds: Iterable[int] = range(1, 21), *,
