@@ -167,7 +167,7 @@ def main() -> None:
     print("Times: best of 5 (max_min) / 3 (proportional) runs; the Python and cvxpy references")
     print("run once. The speed-ups are reference time / labcalc time for the same instance.")
     print("The cvxpy time includes CLARABEL's stricter attempts that ended 'optimal_inaccurate'")
-    print("before the one named in brackets (see fairness._CLARABEL_ATTEMPTS).")
+    print("before the one named in brackets (see fairness.problem._CLARABEL_ATTEMPTS).")
     print("On a shared 2-core machine multithreaded BLAS can stall when another process is")
     print("busy; OPENBLAS_NUM_THREADS=1 gives steadier dual Newton times.")
 

@@ -316,7 +316,7 @@ def test_large_random_network_invariants():
         assert is_pareto_efficient(net, alloc.rates)
 
 
-@pytest.mark.parametrize("dense_max_links, max_pairs", [(2, fairness._MAX_PAIRS), (3000, 0)],
+@pytest.mark.parametrize("dense_max_links, max_pairs", [(2, fairness.newton._MAX_PAIRS), (3000, 0)],
                          ids=["sparse-LU", "dense-from-sparse-product"])
 def test_other_linear_algebra_paths(monkeypatch, dense_max_links, max_pairs):
     """Big networks use a sparse LU (more than _DENSE_MAX_LINKS links) or a sparse
@@ -325,8 +325,8 @@ def test_other_linear_algebra_paths(monkeypatch, dense_max_links, max_pairs):
     routing = routing + sp.csr_matrix((np.ones(200), (np.arange(200) % 30, np.arange(200))), shape=(30, 200))
     net = Network.from_routing(routing, np.linspace(1e6, 5e6, 30))
     expected = alpha_fair(net, 2).rates.to_numpy()
-    monkeypatch.setattr(fairness, "_DENSE_MAX_LINKS", dense_max_links)
-    monkeypatch.setattr(fairness, "_MAX_PAIRS", max_pairs)
+    monkeypatch.setattr(fairness.newton, "_DENSE_MAX_LINKS", dense_max_links)
+    monkeypatch.setattr(fairness.newton, "_MAX_PAIRS", max_pairs)
     alloc = alpha_fair(net, 2)
     np.testing.assert_allclose(alloc.rates.to_numpy(), expected, rtol=1e-10)
     assert kkt_violation(net, alloc, 2.0) < 1e-9
@@ -399,7 +399,7 @@ def test_dual_newton_agrees_with_cvxpy(net, alpha):
         ref = alpha_fair(net, alpha, method="cvxpy-raw")  # CLARABEL alone: independent
     except SolverError:  # CLARABEL could not certify any of its attempts
         return
-    # the solver string says which CLARABEL attempt succeeded (see fairness._CLARABEL_ATTEMPTS)
+    # the solver string says which CLARABEL attempt succeeded (see fairness.problem._CLARABEL_ATTEMPTS)
     # CLARABEL's certified solutions are usually within 1e-7 of the KKT point, but on a
     # few random instances up to about 5e-6 (measured); looser attempts about 1e-4
     rtol = 1e-5 if ref.solver == "cvxpy/CLARABEL" else 5e-4
