@@ -10,9 +10,8 @@ that a Moodle quiz can draw a random variant from each category. A question carr
   labcalc's tolerance first, then one answer per stretch of numbers on which labcalc's
   grader gives one partial credit. The stretches come from the grader itself: every
   slip it tries (:func:`labcalc.grading.diagnosis.slip_candidates`: bytes/bits, 1000,
-  1024, 1024², 1024³,
-  percent/fraction, the context slips, two slips at once) with its band (half the
-  right answer's tolerance transformed by the slip), cut where the grader's other
+  1024, 1024², 1024³, percent/fraction, the context slips, two slips at once) with its
+  band (half the right answer's tolerance transformed by the slip), cut where the grader's other
   rules cut it (the slip closest to the response wins, the other accounting before a
   binary prefix, a response must sit clearly closer to the slip than to the key, none
   near 0); :func:`labcalc.grading.diagnosis.evaluate` is asked at the middle of every
