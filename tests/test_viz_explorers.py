@@ -17,10 +17,9 @@ matplotlib.use("Agg")
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-from labcalc import fairness, framing, queueing, tcp, viz  # noqa: E402
+from labcalc import framing, queueing, tcp, viz  # noqa: E402
 from labcalc.compare import pick  # noqa: E402
 from labcalc.labs import lab5  # noqa: E402
-from labcalc.network import Flow, Network  # noqa: E402
 from labcalc.openloop import fifo_split  # noqa: E402
 
 A = lab5.answers()
@@ -278,3 +277,37 @@ def test_redraw_equals_a_fresh_drawing(case, monkeypatch):
     a, b = _pixels(kept.image.value), _pixels(fresh.image.value)
     assert a.shape == b.shape
     assert np.array_equal(a, b), f"{build.__name__}: {int((a != b).any(axis=-1).sum())} pixels differ"
+
+
+# --- explorers of notebooks 08-11 ------------------------------------------------------
+
+
+def test_response_values_are_capped_by_the_link():
+    v = viz.response.response_values(rtt_ms=1, loss_pct=0.001, link_mbps=10)
+    assert v["mathis_capped_bps"] == pytest.approx(v["link_bps"])
+    assert np.all(v["curve_reno"] <= v["link_bps"] + 1e-6)
+
+
+def test_readouts_are_fixed_format():
+    for text in (viz.buffers.sawtooth_readout(viz.buffers.sawtooth_values()), viz.buffers.bufferbloat_readout(viz.buffers.bufferbloat_values()),
+                 viz.response.response_readout(viz.response.response_values()), viz.response.chiu_jain_readout(viz.response.chiu_jain_values()),
+                 viz.buffers.download_readout(viz.buffers.download_values())):
+        assert "nan" not in text and "np.float" not in text and len(text.splitlines()) >= 4
+
+
+def test_explorers_refresh():
+    ex = viz.buffers.sawtooth_explorer()
+    ex.set(buffer_packets=20)
+    assert "20 packets" in ex.text
+    for make in (viz.buffers.bufferbloat_explorer, viz.response.response_explorer, viz.response.chiu_jain_explorer):
+        assert make().text
+
+
+def test_modules_do_not_import_matplotlib_or_ipywidgets_at_import():
+    import subprocess
+    import sys
+
+    code = ("import sys, labcalc, labcalc.dynamics, labcalc.tcp, labcalc.fairness; "
+            "print('matplotlib' in sys.modules, 'ipywidgets' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["False", "False"]

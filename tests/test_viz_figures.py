@@ -13,7 +13,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
-from labcalc import framing, viz  # noqa: E402
+from labcalc import framing, measure, viz  # noqa: E402
 
 
 def test_import_labcalc_viz_does_not_import_matplotlib():
@@ -187,3 +187,42 @@ def test_committed_topology_pictures_are_up_to_date(tmp_path):
     for name in viz.topology.TOPOLOGIES:
         assert (tmp_path / f"{name}.svg").read_bytes() == (root / f"notebooks/img/{name}.svg").read_bytes(), (
             f"notebooks/img/{name}.svg is stale: run notebooks/img/make_topologies.py")
+
+
+# --- figures of notebooks 08-11 ---------------------------------------------------------
+
+
+def test_phase_spans_merge_and_close():
+    spans = viz.buffers.phase_spans([0, 1, 2, 3, 4], ["slow-start", "slow-start", "fast-recovery",
+                                             "congestion-avoidance", "congestion-avoidance"])
+    assert spans == [(0.0, 2.0, "slow-start"), (2.0, 3.0, "fast-recovery"), (3.0, 4.0, "congestion-avoidance")]
+    assert viz.buffers.phase_spans([0.0], ["slow-start"]) == []
+    with pytest.raises(ValueError):
+        viz.buffers.phase_spans([0, 1], ["slow-start"])
+
+
+def test_cwnd_trace_shades_the_phases():
+    trace = pd.DataFrame({"time_s": [0.0, 0.1, 0.2, 0.3, 0.4, 0.5],
+                          "cwnd_segments": [1, 2, 4, 8, 4, 5],
+                          "ssthresh_segments": [np.nan, np.nan, np.nan, np.nan, 4, 4]})
+    phases = measure.cwnd_phases(trace)
+    ax = viz.buffers.cwnd_trace(trace, phases).axes[0]
+    assert len(ax.lines) == 2
+    assert len(ax.patches) == len(viz.buffers.phase_spans(phases.time, phases.states))
+
+
+def test_topologies_draw():
+    for name in viz.topology.TOPOLOGIES:
+        fig = viz.topology.topology(name)
+        labels = {t.get_text() for t in fig.axes[0].texts}
+        assert any(n.split(" (")[0] in "\n".join(labels) for n in viz.topology.TOPOLOGIES[name]["nodes"])
+    with pytest.raises(ValueError):
+        viz.topology.topology("seed009")
+
+
+def test_figures_of_the_models():
+    assert len(viz.buffers.sawtooth(viz.buffers.sawtooth_values(), measured={"x": ([0, 1], [50, 60])}).axes[0].collections) == 1
+    assert len(viz.response.response_curves(viz.response.response_values()).axes[0].lines) == 4
+    assert len(viz.response.phase_plane(viz.response.chiu_jain_values()).axes[0].lines) == 3
+    fig = viz.charts.timeseries_panels([{"ylabel": "q", "lines": {"a": ([0, 1], [1, 2])}, "band": (0, 1, "b")}] * 3)
+    assert len(fig.axes) == 3

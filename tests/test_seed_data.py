@@ -1,0 +1,88 @@
+"""The measurement files of the seed reports (data/measurements/seed00N): they load and parse.
+
+The report tables (report.csv) load without duplicates and hold the reference values;
+the recorded and simulated runs parse with the readers of :mod:`labcalc.measure`.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from labcalc import measure
+from labcalc.compare import load_measurements
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "data" / "measurements"
+SEEDS = ("seed001", "seed002", "seed003", "seed004")
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_report_files_load(seed):
+    m = load_measurements(DATA / seed / "report.csv")
+    assert len(m) >= 15
+    assert m.duplicated(["question", "scenario", "flow", "metric"]).sum() == 0
+    with open(DATA / seed / "report.csv", newline="") as fh:
+        assert next(csv.reader(fh)) == ["question", "scenario", "flow", "metric", "value", "unit", "note"]
+
+
+def test_report_values_match_the_reference_transcription():
+    """A few numbers of ../shared/reference/other_seeds_values.toml, by hand."""
+    s1 = load_measurements(DATA / "seed001" / "report.csv")
+    assert s1.query("scenario == 'ns-3 NewReno' and flow == 't2' and metric == 'cwnd_after'").value.item() == 55590
+    s2 = load_measurements(DATA / "seed002" / "report.csv")
+    assert s2.query("scenario == 'iperf qlen 100' and metric == 'rtt'").value.item() == 582.220
+    s3 = load_measurements(DATA / "seed003" / "report.csv")
+    assert s3.query("scenario == 'lossy long link' and flow == 'cubic'").value.item() == 40.3
+    s4 = load_measurements(DATA / "seed004" / "report.csv")
+    assert s4.query("flow == 'b' and metric == 'decrease_to'").value.item() == 0.8333
+
+
+@pytest.mark.parametrize("run", ["seed002/recorded/reno_qlen100", "seed002/recorded/reno_qlen20",
+                                 "seed001/recorded/cubic_qlen100"])
+def test_recorded_runs_parse(run):
+    folder = DATA / run
+    probe = measure.read_tcp_probe(folder / "tcp_probe.txt.gz")
+    assert {"time_s", "cwnd_segments", "ssthresh_segments", "rtt_s"} <= set(probe.columns)
+    assert (probe.dst.str.endswith(":5201")).sum() > 500
+    queue = measure.read_qlen(folder / "qlen.txt")
+    assert queue.backlog_packets.max() <= int(run.split("qlen")[1])
+    ping = measure.read_ping(folder / "ping_iperf.txt")
+    assert ping.attrs["summary"]["transmitted"] > 100
+    clock = pd.read_csv(folder / "clock.csv")
+    assert list(clock.columns) == ["epoch_s", "uptime_s"]
+    assert measure.read_iperf3(folder / "iperf3.txt").attrs["summary"]
+
+
+@pytest.mark.parametrize("scenario", ["one_flow", "two_flows", "five_flows", "aiad", "aimd_5_6",
+                                      "competing_aimd", "competing_rtt"])
+def test_simulated_runs_parse(scenario):
+    folder = DATA / "seed004" / "simulated" / scenario
+    received = pd.read_csv(folder / "received.csv")
+    summary = pd.read_csv(folder / "summary.csv")
+    assert set(received.flow) == set(summary.flow)
+    for flow, g in received.groupby("flow"):
+        assert g.packets.sum() == summary.set_index("flow").packets_received[flow]
+        r = measure.receive_rate(g, 1.0, step_s=0.1, packet_bytes=1000)
+        assert r.rate_bps.max() <= 10e6 * 1000 / 1040 * 1.05   # never above the link
+    q = measure.queue_occupancy(pd.read_csv(folder / "queue.csv.gz"), drops=pd.read_csv(folder / "drops.csv"))
+    assert q.new_drops.sum() == len(pd.read_csv(folder / "drops.csv"))
+    with gzip.open(folder / "cwnd.csv.gz", "rt") as fh:
+        assert fh.readline().strip() == "time_s,flow,cwnd_bytes,ssthresh_bytes"
+
+
+def test_simulated_ns3_trace_has_table_1():
+    cwnd = measure.read_ns3(DATA / "seed001" / "simulated" / "newreno-cwnd.data")
+    ssth = measure.read_ns3(DATA / "seed001" / "simulated" / "newreno-ssth.data")
+    table = measure.cwnd_phases(cwnd, ssth, segment_bytes=340).table()
+    assert table.state.head(4).tolist() == ["slow-start", "fast-recovery", "slow-start", "congestion-avoidance"]
+    assert table.cwnd_after.iloc[1] == 55590 and table.cwnd_after.iloc[2] == 340
+
+
+def test_scripts_exist():
+    assert (ROOT / "scripts" / "record_seed_traces.sh").is_file()
+    assert (ROOT / "scripts" / "simulate_seed_traces.py").is_file()
