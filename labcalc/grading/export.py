@@ -203,14 +203,15 @@ def _fmt_many(numbers: list[float]) -> list[str]:
     return out
 
 
-def quiz_items(lab: str = "lab5", seeds: Iterable[int] = range(1, 21), *,
+def quiz_items(lab, seeds: Iterable[int] = range(1, 21), *,
                answer_ids: Sequence[str] | None = None, accounting: str = "wire",
                credit: Mapping[str, float] | None = None, slips: bool = True) -> list[dict]:
     """The questions of a quiz as plain data (what both export formats write).
 
     Parameters
     ----------
-    lab : str, default "lab5"
+    lab : Lab or str
+        The lab (a :class:`labcalc.labs.Lab` or its registry name, e.g. ``"lab5"``); no default.
     seeds : iterable of int, default 1..20
         Variants to include (one question per answer id and seed).
     answer_ids : sequence of str, optional
@@ -260,9 +261,10 @@ def _items(lab, seeds, answer_ids, accounting, credit, slips) -> list[dict]:
     from labcalc.grading.keys import answer_key
     from labcalc.labs import get_lab
 
-    module = get_lab(lab)
+    lab_object = get_lab(lab)
+    lab = lab_object.name
     credits = credit_table(credit)
-    answers = {a.id: a for a in module.ANSWERS}
+    answers = {a.id: a for a in lab_object.answers}
     if answer_ids is None:
         wanted = list(answers)
     else:
@@ -524,7 +526,7 @@ def _units_xml(unit: str) -> str:
     return f"    <units>\n{lines}    </units>\n"
 
 
-def moodle_xml(lab: str = "lab5", seeds: Iterable[int] = range(1, 21), *,
+def moodle_xml(lab, seeds: Iterable[int] = range(1, 21), *,
                answer_ids: Sequence[str] | None = None, accounting: str = "wire",
                credit: Mapping[str, float] | None = None, slips: bool = True,
                category: str | None = None, unit_penalty: float = 1.0) -> str:
@@ -572,7 +574,7 @@ def moodle_xml(lab: str = "lab5", seeds: Iterable[int] = range(1, 21), *,
     if not 0 <= unit_penalty <= 1:
         raise ValueError(f"unit_penalty must be between 0 and 1; got {unit_penalty!r}")
     items = _items(lab, seeds, answer_ids, accounting, credit, slips)
-    base = category or f"labcalc/{lab}"
+    base = category or f"labcalc/{_lab_name(lab)}"
     pieces: dict[tuple, tuple[str, str]] = {}
     out = ['<?xml version="1.0" encoding="UTF-8"?>\n<quiz>\n']
     current = None
@@ -620,7 +622,7 @@ def _gift_escape(text: str) -> str:
     return text.replace("\n", " ")
 
 
-def gift(lab: str = "lab5", seeds: Iterable[int] = range(1, 21), *,
+def gift(lab, seeds: Iterable[int] = range(1, 21), *,
          answer_ids: Sequence[str] | None = None, accounting: str = "wire",
          credit: Mapping[str, float] | None = None, slips: bool = True,
          category: str | None = None) -> str:
@@ -654,7 +656,7 @@ def gift(lab: str = "lab5", seeds: Iterable[int] = range(1, 21), *,
     <BLANKLINE>
     """
     items = _items(lab, seeds, answer_ids, accounting, credit, slips)
-    base = category or f"labcalc/{lab}"
+    base = category or f"labcalc/{_lab_name(lab)}"
     escaped: dict[tuple, tuple[str, str]] = {}
     out = []
     current = None
@@ -676,3 +678,10 @@ def gift(lab: str = "lab5", seeds: Iterable[int] = range(1, 21), *,
             out.append(parts[0] + value + ":" + tol + parts[1])
         out.append("}\n")
     return "\n".join(out)
+
+
+def _lab_name(lab) -> str:
+    """The registry name of ``lab`` (a :class:`labcalc.labs.Lab` or a name)."""
+    from labcalc.labs import get_lab
+
+    return get_lab(lab).name

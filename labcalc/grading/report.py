@@ -7,7 +7,7 @@ security policy that forbids any, so a hostile answer stays text.
 Examples
 --------
 >>> from labcalc.grading import grade, read_answers
->>> res = grade(read_answers(b"student,question,answer\\n<b>eve</b>,Q4,<script>1</script>\\n"))
+>>> res = grade(read_answers(b"student,question,answer\\n<b>eve</b>,Q4,<script>1</script>\\n"), "lab5")
 >>> page = res.report_html()
 >>> "<script>" in page, "&lt;script&gt;" in page, "&lt;b&gt;eve&lt;/b&gt;" in page
 (False, True, True)
