@@ -1209,3 +1209,49 @@ def test_labtool_bulk_equals_line_by_line(monkeypatch, seed):
     assert fast.attrs == slow.attrs
     assert w_fast == w_slow
     assert len(fast) > 100
+
+
+# ---------------------------------------------------------------------------------------
+# tshark: converting a block of rows at a time gives the frame of a file converted at once
+
+_TSHARK_HEAD = ("frame.time_relative,ip.src,ipv6.src,ip.dst,tcp.srcport,tcp.dstport,tcp.seq,tcp.len,"
+                "tcp.analysis.ack_rtt,tcp.analysis.retransmission,ip.dsfield.ecn,ipv6.tclass.ecn,my.field\n")
+_TSHARK_ROWS = [
+    '"0.000100000","10.0.0.1",,"10.0.0.2","45000","5201","1449","1448",,,"0",,"7"\n',
+    '"0.2",,"fe80::1",,"45002","5201","1","0","0.001","1",,"2","8"\n',
+    '"0.3","10.0.0.1",,"10.0.0.2","45000","5201","2897","1448","0.002",,"1",,"9"\n',
+    '"0.4","10.0.0.3",,"10.0.0.2",,"5201","4345","1448",,"1","0",,""\n',
+    '\n',
+]
+
+
+@pytest.mark.parametrize("extra", ["", '"0.5","10.0.0.1",,"10.0.0.2","45000","5201","1.5","1448",,,"0",,"x"\n',
+                                   '"0.5","10.0.0.1",,"10.0.0.2","45000","5201","zz","1448",,,"0",,"1"\n',
+                                   '"0.5","10.0.0.1",,"10.0.0.2","45000","5201","1","1448",,,"0",,"1,2"\n'])
+def test_tshark_blocks_equal_one_block(monkeypatch, extra):
+    from labcalc.measure import tshark
+
+    rng = np.random.default_rng(3)
+    rows = [_TSHARK_ROWS[k] for k in rng.integers(0, len(_TSHARK_ROWS), 300)]
+    rows.insert(150, extra)
+    text = _TSHARK_HEAD + "".join(rows)
+
+    def read():
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            try:
+                return m.read_tshark(text), [str(x.message) for x in w]
+            except m.MeasurementFormatError as exc:
+                return str(exc), [str(x.message) for x in w]
+
+    monkeypatch.setattr(tshark, "_ROWS_PER_BLOCK", 7)
+    small = read()
+    monkeypatch.setattr(tshark, "_ROWS_PER_BLOCK", 10**6)
+    one = read()
+    if isinstance(one[0], str):
+        assert small[0] == one[0] and "not a finite number" in one[0]
+    else:
+        pd.testing.assert_frame_equal(small[0], one[0])
+        assert small[0].attrs == one[0].attrs
+        assert len(one[0]) > 200
+    assert small[1] == one[1]

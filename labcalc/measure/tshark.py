@@ -9,7 +9,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from ._common import Report, open_text
+from ._common import Report, gc_paused, open_text
 
 __all__ = ["read_tshark"]
 
@@ -215,11 +215,19 @@ def read_tshark(path) -> pd.DataFrame:
     """
     name, text = open_text(path)
     rep = Report(name, FORMAT, EXPECTED)
-    lines = text.split("\n")
-    hi = next((k for k, ln in enumerate(lines) if ln.strip()), None)
-    if hi is None:
-        raise rep.fail(1, "the source is empty (no line to read)")
-    header_line = lines[hi].strip()
+    # the header: the first line that is not blank (found without splitting the whole text)
+    pos = 0
+    hi = 0
+    while True:
+        end = text.find("\n", pos)
+        line = text[pos:] if end < 0 else text[pos:end]
+        if line.strip():
+            break
+        if end < 0:
+            raise rep.fail(1, "the source is empty (no line to read)")
+        pos = end + 1
+        hi += 1
+    header_line = line.strip()
     sep = max([",", "\t", ";", "|"], key=header_line.count)
     header = [h.strip().strip('"') for h in header_line.split(sep)]
     known = [h for h in header if h in _FIELDS or h in _ADDR or h in _PORT or h.startswith(("frame.", "tcp.", "ip.", "ipv6.", "udp.", "eth."))]
@@ -227,27 +235,38 @@ def read_tshark(path) -> pd.DataFrame:
         raise rep.fail(hi + 1, f"not {FORMAT} output: this line is not a header of tshark field names: {header_line[:70]!r}")
     rep.content(hi + 1, header_line)
     ncol = len(header)
-    body = "\n".join(lines[hi + 1:])
-    table = None
-    first_row = next((ln for ln in lines[hi + 1:hi + 200] if ln.strip()), "")
+    # the body as bytes (one byte a character; the text itself is dropped)
+    body = text[end + 1:].encode("utf-8", "surrogatepass") if end >= 0 else b""
+    del text, line
+    conv = _Converter(header, rep)
+    first_row = _first_nonblank(body, 199).decode("utf-8", "surrogatepass")
+    fast = False
     try:
         if first_row.count(sep) > ncol - 1:
             # pandas would turn the extra fields of the first row into index levels (a 400 KB
             # row took 18 s); such a row is handled, and reported, by the csv path below
             raise ValueError("first row wider than the header")
-        table = pd.read_csv(io.StringIO(body), sep=sep, header=None, names=list(range(ncol)), dtype=str,
-                            keep_default_na=False, quotechar='"', engine="c", skip_blank_lines=True)
-        if len(table) and (table[ncol - 1].isna().any() if ncol else False):
-            table = None
+        reader = pd.read_csv(io.BytesIO(body), sep=sep, header=None, names=list(range(ncol)), dtype=str,
+                             keep_default_na=False, quotechar='"', engine="c", skip_blank_lines=True,
+                             chunksize=_ROWS_PER_BLOCK)
+        with reader:
+            n_rows = 0
+            for table in reader:
+                if len(table) and (table[ncol - 1].isna().any() if ncol else False):
+                    raise ValueError("a row with fewer fields than the header")
+                with gc_paused():
+                    conv.add({k: table[k].to_numpy(dtype=object) for k in range(ncol)}, len(table))
+                n_rows += len(table)
+            del table
+        fast = True
     except (ValueError, pd.errors.ParserError):
-        table = None
-    if table is not None:
-        rep.ok(len(table))
-        cols = {k: table[k].to_numpy(dtype=object) for k in range(ncol)}
-        n = len(table)
+        fast = False
+    if fast:
+        rep.ok(n_rows)
     else:
+        conv = _Converter(header, rep)
         rows = []
-        reader = csv.reader(io.StringIO(body), delimiter=sep, quotechar='"')
+        reader = csv.reader(io.StringIO(body.decode("utf-8", "surrogatepass")), delimiter=sep, quotechar='"')
         for i, fields in enumerate(_guarded(reader, rep, hi + 2), start=hi + 2):
             if not fields or (len(fields) == 1 and not fields[0].strip()):
                 continue
@@ -260,71 +279,14 @@ def read_tshark(path) -> pd.DataFrame:
                 fields = fixed
             rows.append(fields)
             rep.ok()
-        n = len(rows)
-        cols = {k: np.array([r[k] for r in rows], dtype=object) for k in range(ncol)}
-    out: dict[str, np.ndarray] = {}
-    addr: dict[str, np.ndarray] = {}
-    port: dict[str, np.ndarray] = {}
-
-    def numeric(values, integer):
-        s = pd.Series([_first(v) for v in values], dtype=object)
-        num = pd.to_numeric(s.where(s != "", None), errors="coerce").to_numpy(dtype=float)
-        given = s.notna().to_numpy() & (s != "").to_numpy()
-        if np.isinf(num).any() or (np.isnan(num) & given).any():
-            # a value that is not a number (or overflows) would otherwise become a silent NaN
-            bad = next(v for v, x, g in zip(values, num, given) if np.isinf(x) or (np.isnan(x) and g))
-            raise rep.fail(None, f"field {field!r} holds a value that is not a finite number: {str(bad)[:40]!r}")
-        if integer and not np.isnan(num).any() and np.all(num == np.round(num)) and np.all(np.abs(num) < 2.0**63):
-            return num.astype(np.int64)
-        return num
-
-    for k, field in enumerate(header):
-        values = cols[k]
-        if field in _ADDR:
-            a = np.array([_first(v) for v in values], dtype=object)
-            prev = addr.get(_ADDR[field])
-            addr[_ADDR[field]] = a if prev is None else np.where(a != "", a, prev)
-            continue
-        if field in _PORT:
-            p = np.array([_first(v) for v in values], dtype=object)
-            prev = port.get(_PORT[field])
-            port[_PORT[field]] = p if prev is None else np.where(p != "", p, prev)
-            continue
-        col, kind = _FIELDS.get(field, (field.replace(".", "_"), "auto"))
-        if kind == "flag":
-            out[col] = np.array([_first(v) not in _FALSE for v in values], dtype=bool)
-        elif kind in ("float", "int"):
-            res = numeric(values, kind == "int")
-            if col in out and col == "ecn":
-                res = np.where(np.isnan(np.asarray(out[col], dtype=float)), res, out[col])
-            out[col] = res
-        elif any("," in v for v in values):  # -E occurrence=a: keep every occurrence of an unknown field
-            out[col] = np.array([v.strip() for v in values], dtype=object)
-        else:
-            num = numeric(values, True)
-            empty = np.array([_first(v) == "" for v in values], dtype=bool)
-            if np.all(np.isnan(np.asarray(num, dtype=float)) <= empty):
-                out[col] = num
-            else:
-                out[col] = np.array([_first(v) for v in values], dtype=object)
-    if "time_s" not in out and "epoch_s" in out:
-        out["time_s"] = out["epoch_s"]
-    for side in ("src", "dst"):
-        a = addr.get(side)
-        p = port.get(side)
-        if a is None and p is None:
-            continue
-        if a is None:
-            a = np.full(n, "", dtype=object)
-        if p is None:
-            joined = a
-        else:
-            joined = np.array([(f"[{x}]:{y}" if ":" in x else f"{x}:{y}") if x and y else (x or "")
-                               for x, y in zip(a, p)], dtype=object)
-        out[side] = joined
+        conv.add({k: np.array([r[k] for r in rows], dtype=object) for k in range(ncol)}, len(rows))
+        del rows
+    reader = None
+    del body
+    out, n = conv.finish()
     rep.require_something()
     order = [c for c in ("time_s", "src", "dst") if c in out] + [c for c in out if c not in ("time_s", "src", "dst")]
-    df = pd.DataFrame({c: out[c] for c in order}, index=pd.RangeIndex(n))
+    df = pd.DataFrame({c: out.pop(c) for c in order}, index=pd.RangeIndex(n), copy=False)
     for c in ("src", "dst"):
         if c in df:
             df[c] = df[c].astype("category")
@@ -334,3 +296,144 @@ def read_tshark(path) -> pd.DataFrame:
     if "ecn" in df and df["ecn"].dtype == float and df["ecn"].notna().all():
         df["ecn"] = df["ecn"].astype(np.int64)
     return rep.finish(df, {"fields": header})
+
+
+#: rows converted at a time (their raw strings are dropped before the next block is read)
+_ROWS_PER_BLOCK = 1 << 16
+
+
+def _first_nonblank(body: bytes, lines: int) -> bytes:
+    """The first line of *body* that is not blank among its first *lines* lines (b"" if none)."""
+    pos = 0
+    for _ in range(lines):
+        end = body.find(b"\n", pos)
+        line = body[pos:] if end < 0 else body[pos:end]
+        if line.strip():
+            return line
+        if end < 0:
+            break
+        pos = end + 1
+    return b""
+
+
+class _Converter:
+    """The columns of a tshark export, converted a block of rows at a time.
+
+    Known numeric and flag fields and the addresses are converted block by block (the raw
+    strings of a block are then dropped); the decisions that need the whole column (int64
+    when every value is a whole number, a field that is not a number) are taken at the
+    end, on the whole column, as for a file read at once. Unknown fields keep their strings.
+    """
+
+    def __init__(self, header: list[str], rep: Report):
+        self.header = header
+        self.rep = rep
+        self.n = 0
+        self.parts = {k: [] for k in range(len(header))}
+        self.bad = {}  # field index -> its first value that is not a finite number
+        self.addr = {"src": [], "dst": []}
+        self.cache = {}
+
+    def add(self, cols: dict, n: int) -> None:
+        addr: dict[str, np.ndarray] = {}
+        port: dict[str, np.ndarray] = {}
+        for k, field in enumerate(self.header):
+            values = cols[k]
+            if field in _ADDR:
+                a = np.array([_first(v) for v in values], dtype=object)
+                prev = addr.get(_ADDR[field])
+                addr[_ADDR[field]] = a if prev is None else np.where(a != "", a, prev)
+                continue
+            if field in _PORT:
+                p = np.array([_first(v) for v in values], dtype=object)
+                prev = port.get(_PORT[field])
+                port[_PORT[field]] = p if prev is None else np.where(p != "", p, prev)
+                continue
+            col, kind = _FIELDS.get(field, (field.replace(".", "_"), "auto"))
+            if kind == "flag":
+                self.parts[k].append(np.array([_first(v) not in _FALSE for v in values], dtype=bool))
+            elif kind in ("float", "int"):
+                num, bad = _numbers(values)
+                if bad is not None and k not in self.bad:
+                    self.bad[k] = bad
+                self.parts[k].append(num)
+            else:
+                self.parts[k].append(values)
+        for side in ("src", "dst"):
+            a = addr.get(side)
+            p = port.get(side)
+            if a is None and p is None:
+                continue
+            if a is None:
+                a = np.full(n, "", dtype=object)
+            if p is None:
+                joined = a
+            else:
+                joined = [(f"[{x}]:{y}" if ":" in x else f"{x}:{y}") if x and y else (x or "") for x, y in zip(a, p)]
+            arr = np.empty(n, dtype=object)
+            arr[:] = [self.cache.setdefault(x, x) for x in joined]  # one str object per endpoint
+            self.addr[side].append(arr)
+        self.n += n
+
+    def finish(self):
+        """``(columns, rows)``: the columns in the order of the header, as one read would give."""
+        out: dict[str, np.ndarray] = {}
+        for k, field in enumerate(self.header):
+            if k in self.bad:  # the first field in header order with a bad value, as read at once
+                raise self.rep.fail(None, f"field {field!r} holds a value that is not a finite number: "
+                                          f"{str(self.bad[k])[:40]!r}")
+            if field in _ADDR or field in _PORT:
+                continue
+            col, kind = _FIELDS.get(field, (field.replace(".", "_"), "auto"))
+            values = _join(self.parts.pop(k), bool if kind == "flag" else float if kind in ("float", "int") else object)
+            if kind == "flag":
+                out[col] = values
+            elif kind in ("float", "int"):
+                res = _as_int(values) if kind == "int" else values
+                if col in out and col == "ecn":
+                    res = np.where(np.isnan(np.asarray(out[col], dtype=float)), res, out[col])
+                out[col] = res
+            elif any("," in v for v in values):  # -E occurrence=a: keep every occurrence of an unknown field
+                out[col] = np.array([v.strip() for v in values], dtype=object)
+            else:
+                num, bad = _numbers(values)
+                if bad is not None:
+                    raise self.rep.fail(None, f"field {field!r} holds a value that is not a finite number: "
+                                              f"{str(bad)[:40]!r}")
+                num = _as_int(num)
+                empty = np.array([_first(v) == "" for v in values], dtype=bool)
+                if np.all(np.isnan(np.asarray(num, dtype=float)) <= empty):
+                    out[col] = num
+                else:
+                    out[col] = np.array([_first(v) for v in values], dtype=object)
+        if "time_s" not in out and "epoch_s" in out:
+            out["time_s"] = out["epoch_s"]
+        for side in ("src", "dst"):
+            if self.addr[side]:
+                out[side] = _join(self.addr[side], object)
+        return out, self.n
+
+
+def _join(parts: list, dtype) -> np.ndarray:
+    if not parts:
+        return np.zeros(0, dtype=dtype)
+    return parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+
+def _numbers(values):
+    """``(float values, first value that is no finite number or None)``; empty fields are NaN."""
+    s = pd.Series([_first(v) for v in values], dtype=object)
+    num = pd.to_numeric(s.where(s != "", None), errors="coerce").to_numpy(dtype=float)
+    given = s.notna().to_numpy() & (s != "").to_numpy()
+    bad = None
+    if np.isinf(num).any() or (np.isnan(num) & given).any():
+        # a value that is not a number (or overflows) would otherwise become a silent NaN
+        bad = next(v for v, x, g in zip(values, num, given) if np.isinf(x) or (np.isnan(x) and g))
+    return num, bad
+
+
+def _as_int(num: np.ndarray) -> np.ndarray:
+    """int64 when every value is a whole number of int64's range, else unchanged."""
+    if not np.isnan(num).any() and np.all(num == np.round(num)) and np.all(np.abs(num) < 2.0**63):
+        return num.astype(np.int64)
+    return num
