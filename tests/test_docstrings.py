@@ -42,6 +42,7 @@ MODULES = [
     "labcalc.viz.sharing",
     "labcalc.viz.fairness",
     "labcalc.viz.buffers",
+    "labcalc.viz.traces",
     "labcalc.viz.response",
     "labcalc.viz.topology",
     "labcalc.viz.answers",

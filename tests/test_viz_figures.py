@@ -193,12 +193,12 @@ def test_committed_topology_pictures_are_up_to_date(tmp_path):
 
 
 def test_phase_spans_merge_and_close():
-    spans = viz.buffers.phase_spans([0, 1, 2, 3, 4], ["slow-start", "slow-start", "fast-recovery",
+    spans = viz.traces.phase_spans([0, 1, 2, 3, 4], ["slow-start", "slow-start", "fast-recovery",
                                              "congestion-avoidance", "congestion-avoidance"])
     assert spans == [(0.0, 2.0, "slow-start"), (2.0, 3.0, "fast-recovery"), (3.0, 4.0, "congestion-avoidance")]
-    assert viz.buffers.phase_spans([0.0], ["slow-start"]) == []
+    assert viz.traces.phase_spans([0.0], ["slow-start"]) == []
     with pytest.raises(ValueError):
-        viz.buffers.phase_spans([0, 1], ["slow-start"])
+        viz.traces.phase_spans([0, 1], ["slow-start"])
 
 
 def test_cwnd_trace_shades_the_phases():
@@ -206,9 +206,9 @@ def test_cwnd_trace_shades_the_phases():
                           "cwnd_segments": [1, 2, 4, 8, 4, 5],
                           "ssthresh_segments": [np.nan, np.nan, np.nan, np.nan, 4, 4]})
     phases = measure.cwnd_phases(trace)
-    ax = viz.buffers.cwnd_trace(trace, phases).axes[0]
+    ax = viz.traces.cwnd_trace(trace, phases).axes[0]
     assert len(ax.lines) == 2
-    assert len(ax.patches) == len(viz.buffers.phase_spans(phases.time, phases.states))
+    assert len(ax.patches) == len(viz.traces.phase_spans(phases.time, phases.states))
 
 
 def test_topologies_draw():

@@ -5,7 +5,8 @@ One module per topic, each holding the figures and the explorers of that topic:
 - :mod:`labcalc.viz.framing`   what a datagram costs the link (notebook 01)
 - :mod:`labcalc.viz.sharing`   UDP split, TCP against UDP, congestion collapse (02-04)
 - :mod:`labcalc.viz.fairness`  RTT bias, the parking lot (05, 06)
-- :mod:`labcalc.viz.buffers`   queue limits, bufferbloat, the window sawtooth, traces (07-09, 11)
+- :mod:`labcalc.viz.buffers`   queue limits, bufferbloat, the window sawtooth (07-09)
+- :mod:`labcalc.viz.traces`    measured windows with their phases, a queue with its drops (08, 09, 11)
 - :mod:`labcalc.viz.response`  loss-throughput curves, competing AIMD flows (10, 11)
 - :mod:`labcalc.viz.topology`  every lab network, drawn from data
 - :mod:`labcalc.viz.answers`   the answer checker (00)
@@ -26,12 +27,12 @@ True
 
 from __future__ import annotations
 
-from labcalc.viz import answers, buffers, charts, fairness, framing, response, sharing, topology
+from labcalc.viz import answers, buffers, charts, fairness, framing, response, sharing, topology, traces
 from labcalc.viz._base import DPI, FIGSIZE, PALETTE, Explorer, new_axes, reset_axes, to_png
 from labcalc.viz.charts import curves, grouped_bars, stacked_bars, timeseries_panels
 
 __all__ = [
-    "answers", "buffers", "charts", "fairness", "framing", "response", "sharing", "topology",
+    "answers", "buffers", "charts", "fairness", "framing", "response", "sharing", "topology", "traces",
     "DPI", "FIGSIZE", "PALETTE", "Explorer", "new_axes", "reset_axes", "to_png",
     "curves", "grouped_bars", "stacked_bars", "timeseries_panels",
 ]
