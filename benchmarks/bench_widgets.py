@@ -39,6 +39,10 @@ CASES = [
     ("06 parking lot (alpha)", viz.fairness.parking_lot_explorer, "alpha", [0.5, 1.0, 2.0, 4.0, 8.0, 16.0]),
     ("06 parking lot (cvxpy)", lambda: _cvxpy_lot(), "c2_mbps", [1.0, 2.0, 3.0, 4.0, 6.0, 8.0]),
     ("07 buffer", viz.buffers.buffer_explorer, "buffer_packets", [100, 300, 500, 1000, 1500, 2000]),
+    ("08 sawtooth", viz.buffers.sawtooth_explorer, "buffer_packets", [20, 50, 100, 200, 400, 800]),
+    ("09 bufferbloat", viz.buffers.bufferbloat_explorer, "buffer_packets", [20, 50, 100, 200, 400]),
+    ("10 response curves", viz.response.response_explorer, "loss_pct", [0.001, 0.01, 0.1, 1.0, 5.0]),
+    ("11 chiu-jain", viz.response.chiu_jain_explorer, "decrease_to_2", [0.3, 0.5, 0.7, 0.85, 0.95]),
     ("00 answer checker", viz.answers.answer_checker, "answer", ["4.7 Mbit/s", "4690 kbps", "586 kB/s", "5"]),
 ]
 
