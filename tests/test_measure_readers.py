@@ -1255,3 +1255,41 @@ def test_tshark_blocks_equal_one_block(monkeypatch, extra):
         assert small[0].attrs == one[0].attrs
         assert len(one[0]) > 200
     assert small[1] == one[1]
+
+
+# ---------------------------------------------------------------------------------------
+# ss: rows converted to columns a block at a time give the frame of rows kept to the end
+
+_SS_PARTS = [
+    "# 1700000000.5\n",
+    "State Recv-Q Send-Q Local Address:Port Peer Address:Port Process\n",
+    "ESTAB 0 86880 10.0.0.1:40000 10.0.0.2:5201\n\t cubic wscale:7,7 rto:208 rtt:5/0.5 mss:1448 cwnd:10 "
+    "ssthresh:30 bytes_acked:1200000 send 95.0Mbps retrans:0/3\n",
+    "ESTAB 0 0 10.0.0.1:40002 10.0.0.2:5201\n\t bbr rtt:7.5/1 cwnd:20 app_limited delivery_rate 1.5Mbps\n",
+    "ESTAB 0 0 10.0.0.1:40004 10.0.0.2:5201\n",  # no TCP info: dropped
+    "ESTAB 0 0 10.0.0.1:40006 10.0.0.2:5201\n\t reno rtt:1e999/1 cwnd:5\n",  # overflows: malformed
+    "ESTAB 0 0 10.0.0.1:40008 10.0.0.2:5201\n\t rtt:abc cwnd:x\n",
+    "something else\n",
+]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_ss_blocks_equal_rows_at_once(monkeypatch, seed):
+    from labcalc.measure import ss
+
+    rng = np.random.default_rng(seed)
+    text = "".join(_SS_PARTS[k] for k in rng.integers(0, len(_SS_PARTS), 300)) + _SS_PARTS[2]
+
+    def read():
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            return m.read_ss(text), [str(x.message) for x in w]
+
+    monkeypatch.setattr(ss, "_ROWS_PER_BLOCK", 3)
+    small, w_small = read()
+    monkeypatch.setattr(ss, "_ROWS_PER_BLOCK", 10**9)
+    once, w_once = read()
+    pd.testing.assert_frame_equal(small, once)
+    assert small.attrs == once.attrs
+    assert w_small == w_once
+    assert len(once) > 50

@@ -172,6 +172,9 @@ def read_ss(path, port: int | None = None) -> pd.DataFrame:
     sample = 0
     fresh = True  # a stamp/header was seen since the last socket line
     current = None
+    done = []  # column blocks of the rows already complete
+    overflow = []  # lines of sockets whose numbers overflow, reported after the others
+    cache = {}
     for i, line in iter_lines(text):
         s = line.strip()
         if not s:
@@ -201,6 +204,10 @@ def read_ss(path, port: int | None = None) -> pd.DataFrame:
                 "app_limited": False,
             }
             fresh = False
+            if len(rows) >= _ROWS_PER_BLOCK:
+                # the rows before the current one are complete: kept as columns from here on
+                done.append(_rows_to_columns(rows, overflow, cache))
+                rows = []
             rows.append(current)
             if m["rest"] and _INFO_HINT.search(m["rest"]):
                 rest = re.sub(r"users:\(\(.*?\)\)", "", m["rest"])
@@ -211,23 +218,21 @@ def read_ss(path, port: int | None = None) -> pd.DataFrame:
                 rep.bad(i, s)
             continue
         rep.bad(i, s)
-    rows = [r for r in rows if "cwnd_segments" in r or "rtt_s" in r]
+    del text
+    done.append(_rows_to_columns(rows, overflow, cache))
+    del rows
     # a socket whose numbers overflow a float (1e999, 400-digit counters read as inf) is
     # malformed: it would otherwise reach the integer columns as inf
-    finite = []
-    for r in rows:
-        if not any(np.isinf(v) for v in r.values() if isinstance(v, float)):
-            finite.append(r)
-        else:
-            rep.bad(r["_line"], None)
-    rows = finite
-    rep.ok(len(rows))
-    if not rows:
+    for i in overflow:
+        rep.bad(i, None)
+    n = sum(len(d["sample"]) for d in done)
+    rep.ok(n)
+    if not n:
         rep.recognised = 0
     rep.require_something()
-    for r in rows:
-        r.pop("_line", None)
-    df = pd.DataFrame(rows, columns=_COLUMNS)
+    data = {c: np.concatenate([d.pop(c) for d in done]) for c in _COLUMNS}
+    del done
+    df = pd.DataFrame(data, columns=_COLUMNS, copy=False)
     df["rate_bps"] = df["delivery_rate_bps"]
     df["app_limited"] = df["app_limited"].astype(bool)
     for c in ("state", "src", "dst", "cc"):
@@ -244,3 +249,34 @@ def read_ss(path, port: int | None = None) -> pd.DataFrame:
         dp = df["dst"].str.rsplit(":", n=1).str[-1]
         df = df[(sp == str(port)) | (dp == str(port))].reset_index(drop=True)
     return rep.finish(df)
+
+
+#: socket rows kept as dicts at most (older ones are converted to columns)
+_ROWS_PER_BLOCK = 1 << 15
+_TEXT_COLUMNS = ("state", "src", "dst", "cc")
+
+
+def _rows_to_columns(rows: list, overflow: list, cache: dict) -> dict:
+    """Columns of the complete socket rows that hold TCP info (cwnd or RTT); the lines of
+    rows with an infinite number go to *overflow*. Strings are shared through *cache*."""
+    kept = []
+    for r in rows:
+        if "cwnd_segments" not in r and "rtt_s" not in r:
+            continue
+        if any(np.isinf(v) for v in r.values() if isinstance(v, float)):
+            overflow.append(r["_line"])
+        else:
+            kept.append(r)
+    cols = {}
+    for c in _COLUMNS:
+        if c in _TEXT_COLUMNS:
+            arr = np.empty(len(kept), dtype=object)
+            arr[:] = [cache.setdefault(v, v) if isinstance(v, str) else v for v in (r.get(c) for r in kept)]
+        elif c == "app_limited":
+            arr = np.array([r.get(c) for r in kept], dtype=object)
+        elif c == "sample":
+            arr = np.array([r[c] for r in kept], dtype=np.int64)
+        else:
+            arr = np.array([r.get(c, np.nan) for r in kept], dtype=float)
+        cols[c] = arr
+    return cols
