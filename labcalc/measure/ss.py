@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from math import isinf
 
 import numpy as np
 import pandas as pd
@@ -263,7 +264,7 @@ def _rows_to_columns(rows: list, overflow: list, cache: dict) -> dict:
     for r in rows:
         if "cwnd_segments" not in r and "rtt_s" not in r:
             continue
-        if any(np.isinf(v) for v in r.values() if isinstance(v, float)):
+        if any(isinf(v) for v in r.values() if isinstance(v, float)):
             overflow.append(r["_line"])
         else:
             kept.append(r)
