@@ -1293,3 +1293,37 @@ def test_ss_blocks_equal_rows_at_once(monkeypatch, seed):
     assert small.attrs == once.attrs
     assert w_small == w_once
     assert len(once) > 50
+
+
+# ---------------------------------------------------------------------------------------
+# iperf 2 text: rows turned into columns a block at a time give the frame of rows kept to the end
+
+_IPERF2_TEXTS = sorted(p.name for p in Path(__file__).parent.joinpath("data", "measure").glob("iperf2_*.txt"))
+
+
+@pytest.mark.parametrize("fname", _IPERF2_TEXTS)
+def test_iperf2_blocks_equal_rows_at_once(monkeypatch, fname):
+    from labcalc.measure import iperf2
+
+    path = Path(__file__).parent / "data" / "measure" / fname
+    text = path.read_text() + "\n[  3]  0.0- 1.0 sec  1e999 MBytes  9.44 Mbits/sec\nnot iperf\n" + path.read_text()
+
+    def read():
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            try:
+                return m.read_iperf(text), [str(x.message) for x in w]
+            except m.MeasurementFormatError as exc:
+                return str(exc), [str(x.message) for x in w]
+
+    monkeypatch.setattr(iperf2, "_ROWS_PER_BLOCK", 1)
+    monkeypatch.setattr(iperf2, "_LOOK_BACK", 1)
+    small, w_small = read()
+    monkeypatch.setattr(iperf2, "_ROWS_PER_BLOCK", 10**9)
+    once, w_once = read()
+    if isinstance(once, str):
+        assert small == once
+    else:
+        pd.testing.assert_frame_equal(small, once)
+        assert small.attrs == once.attrs
+    assert w_small == w_once

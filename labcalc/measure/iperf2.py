@@ -11,7 +11,7 @@ from ._common import BIN, Report, iter_lines, open_text
 from ._iperf_common import (
     _CONNECTED, _CONNECT2, _E_READS, _E_WRITES_PPS, _E_WRITES_RTRY, _INFORMATIONAL, _LETTER_NE, _LISTEN2,
     _LOOKS_LIKE_REPORT, _OUT_OF_ORDER, _REPORT, _TCP_E_TAIL, _UDP_TAIL, EXPECTED2, FORMAT2, _bad_numbers,
-    _clean_summary, _frame, _parse_report, _udp_columns, _write_columns,
+    _CORE, _OPTIONAL, _clean_summary, _frame, _frame_columns, _parse_report, _udp_columns, _write_columns,
 )
 
 __all__ = ["read_iperf"]
@@ -374,6 +374,7 @@ def read_iperf(path) -> pd.DataFrame:
     connections: dict[str, tuple[int, str, str]] = {}
     n_conn = 0
     rows = []
+    blocks = _IntervalBlocks()
     server_report = False
     test, sum_in_test = 0, False  # tests of a server log: a [SUM] closes one, the next connection opens another
     for i, line in iter_lines(text):
@@ -437,12 +438,15 @@ def read_iperf(path) -> pd.DataFrame:
             continue
         rep.ok()
         rows.append(row)
+        if len(rows) >= _ROWS_PER_BLOCK + _LOOK_BACK:
+            # rows beyond the reach of an out-of-order line are complete: columns from here on
+            blocks.add(rows[:-_LOOK_BACK])
+            del rows[:-_LOOK_BACK]
     rep.require_something()
-    if any("out_of_order" in r for r in rows):
-        for r in rows:
-            r.setdefault("out_of_order", 0.0)
-    intervals, summary = _split_summaries(rows)
-    df = _frame(intervals)
+    del text
+    blocks.add(rows)
+    del rows
+    df, summary = blocks.finish()
     return rep.finish(df, {"summary": [_clean_summary(r) for r in summary], "side": side})
 
 
@@ -463,7 +467,14 @@ def _split_summaries(rows: list[dict]) -> tuple[list[dict], list[dict]]:
     sum of one test (``_test``, counted by the parsers), so that every test of a log
     without ``-i`` gives its ``[SUM]`` as a row, as its streams do.
     """
-    seen = set()
+    intervals, summary = _split_rows(rows, set())
+    if not intervals and summary:
+        intervals = [{k: v for k, v in r.items() if k != "role"} for r in summary]
+    return intervals, summary
+
+
+def _split_rows(rows: list[dict], seen: set) -> tuple[list[dict], list[dict]]:
+    """:func:`_split_summaries` of consecutive blocks of rows (*seen* carries over)."""
     intervals, summary = [], []
     for r in rows:
         if r["stream"].startswith("SUM"):
@@ -481,6 +492,65 @@ def _split_summaries(rows: list[dict]) -> tuple[list[dict], list[dict]]:
         if r["start_s"] == 0.0:
             seen.add(key)
         intervals.append(r)
-    if not intervals and summary:
-        intervals = [{k: v for k, v in r.items() if k != "role"} for r in summary]
     return intervals, summary
+
+
+#: report rows kept as dicts at most, and the rows an out-of-order line may still reach
+_ROWS_PER_BLOCK = 1 << 15
+_LOOK_BACK = 64
+_OBJECT_COLUMNS = ("stream", "src", "dst", "direction", "timestamp", "omitted", "connection")
+
+
+class _IntervalBlocks:
+    """The rows of an iperf 2 text report, split and turned into columns a block at a time.
+
+    What :func:`_split_summaries` and :func:`_frame` decide on the whole list is kept
+    across blocks: the streams seen, which optional columns some row holds, and whether an
+    out-of-order count appeared (then every row without one counts 0).
+    """
+
+    def __init__(self):
+        self.seen = set()
+        self.summary = []
+        self.blocks = []
+        self.present = set()
+        self.n = 0
+        self.out_of_order = False
+        self.cache = {}
+
+    def add(self, rows: list[dict]) -> None:
+        self.out_of_order |= any("out_of_order" in r for r in rows)
+        intervals, summary = _split_rows(rows, self.seen)
+        self.summary.extend(summary)
+        cols = {}
+        for c in _CORE + _OPTIONAL:
+            values = [r.get(c) for r in intervals]
+            if c not in self.present and any(v is not None for v in values):
+                self.present.add(c)
+            if c in _OBJECT_COLUMNS:
+                arr = np.empty(len(values), dtype=object)
+                arr[:] = [self.cache.setdefault(v, v) if isinstance(v, str) else v for v in values]
+            else:
+                try:
+                    arr = np.array([np.nan if v is None else v for v in values], dtype=float)
+                except (TypeError, ValueError):  # as _frame: what is not a number is NaN
+                    arr = pd.to_numeric(pd.Series(values, dtype=object), errors="coerce").to_numpy(dtype=float)
+            cols[c] = arr
+        self.blocks.append(cols)
+        self.n += len(intervals)
+
+    def finish(self) -> tuple[pd.DataFrame, list[dict]]:
+        """``(frame of the intervals, summary rows)``, as :func:`_split_summaries` and :func:`_frame` give them."""
+        if self.out_of_order:
+            for r in self.summary:
+                r.setdefault("out_of_order", 0.0)
+        if not self.n:
+            intervals = [{k: v for k, v in r.items() if k != "role"} for r in self.summary]
+            return _frame(intervals), self.summary
+        data = {c: np.concatenate([b.pop(c) for b in self.blocks]) for c in _CORE + _OPTIONAL}
+        self.blocks = []
+        if self.out_of_order:
+            ooo = data["out_of_order"]
+            ooo[np.isnan(ooo)] = 0.0
+            self.present.add("out_of_order")
+        return _frame_columns(data, self.present), self.summary
