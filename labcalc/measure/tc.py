@@ -587,33 +587,38 @@ def read_qlen(path) -> pd.DataFrame:
     """
     name, text = open_text(path)
     rep = Report(name, FORMAT_QLEN, EXPECTED_QLEN)
-    fast = _qlen_fast(text, rep)
+    lead = _BLANKS.match(text).end()
+    first, first_line = text[lead:lead + 1], text[:lead].count("\n") + 1
+    # the text is held as bytes only from here (and decoded again for the line-by-line path)
+    data = text.encode("utf-8", "surrogatepass")
+    del text
+    fast = _qlen_fast(data, first, first_line, rep)
     if fast is not None:
         t, qa = fast
     else:
-        t, qa = _qlen_slow(text, rep)
-    df = pd.DataFrame({"time_s": t,
-                       "backlog_packets": qa.astype(np.int64) if np.all(qa == np.round(qa)) and np.all(qa < 2.0**63) else qa})
+        t, qa = _qlen_slow(data.decode("utf-8", "surrogatepass"), rep)
+    del data
+    if np.all(qa == np.round(qa)) and np.all(qa < 2.0**63):
+        qa = qa.astype(np.int64)
+    df = pd.DataFrame({"time_s": t, "backlog_packets": qa}, copy=False)
     return rep.finish(df)
 
 
-def _qlen_fast(text: str, rep: Report):
+def _qlen_fast(data: bytes, first: str, first_line: int, rep: Report):
     """The common case, every line ``<time>,<packets>``, parsed by pandas' C reader.
 
-    Returns ``(time, packets)`` arrays or None when the file needs the line-by-line path
-    (other separators, a header, malformed or non-finite values). Keeps memory near twice
-    the file: the text is encoded once and parsed in chunks by the C reader.
+    *data* is the text as bytes, *first* its first non-blank character, on line
+    *first_line*. Returns ``(time, packets)`` arrays or None when the file needs the
+    line-by-line path (other separators, a header, malformed or non-finite values).
     """
     import io
 
-    head = text.lstrip()
-    if not head or not (head[0].isdigit() or head[0] in "-."):
+    if not first or not (first.isdigit() or first in "-."):
         return None
-    data = text.encode("utf-8", "replace")
     try:
         frame = pd.read_csv(io.BytesIO(data), header=None, names=["t", "q"], dtype=float, engine="c",
                             skip_blank_lines=True, index_col=False)
-    except (ValueError, pd.errors.ParserError, OverflowError):
+    except (ValueError, pd.errors.ParserError, OverflowError):  # also invalid UTF-8 (a lone surrogate)
         return None
     t = frame["t"].to_numpy()
     q = frame["q"].to_numpy()
@@ -621,7 +626,7 @@ def _qlen_fast(text: str, rep: Report):
             or (q < 0).any()):
         return None
     rep.ok(len(t))
-    rep.content(text[: len(text) - len(head)].count("\n") + 1)
+    rep.content(first_line)
     return t, q
 
 
