@@ -307,20 +307,26 @@ def read_ping(path) -> pd.DataFrame:
     rep.ok(n + sum(ev[1] != "blank" for ev in events))  # a stamped empty line alone is no ping output
     rep.require_something()
     line_no = np.concatenate(parts_lines) if parts_lines else np.zeros(0, np.int64)
+    del parts_lines
     order = np.argsort(line_no, kind="stable") if len(line_no) > 1 and np.any(np.diff(line_no) < 0) else None
+    # column by column, each part's column freed once copied, no copy where the type is right
+    types = {"time_s": np.float64, "seq": np.int64, "rtt_s": np.float64, "ttl": np.int64, "bytes": np.int64,
+             "src": np.int64, "dup": bool}
     data = {}
     for c in _COLS:
-        v = np.concatenate([p[c] for p in parts_cols]) if parts_cols else np.zeros(0)
-        data[c] = v[order] if order is not None else v
-    (src,) = categoricals([data["src"].astype(np.int64)], table)
+        v = np.concatenate([p.pop(c) for p in parts_cols]) if parts_cols else np.zeros(0)
+        v = v[order] if order is not None else v
+        data[c] = v.astype(types[c], copy=False) if c in types else v
+    del parts_cols
+    (src,) = categoricals([data.pop("src")], table)
     frame = {
-        "time_s": data["time_s"].astype(np.float64),
-        "seq": data["seq"].astype(np.int64),
-        "rtt_s": data["rtt_s"].astype(np.float64),
-        "ttl": data["ttl"].astype(np.int64),
-        "bytes": data["bytes"].astype(np.int64),
+        "time_s": data["time_s"],
+        "seq": data["seq"],
+        "rtt_s": data["rtt_s"],
+        "ttl": data["ttl"],
+        "bytes": data["bytes"],
         "src": src,
-        "dup": data["dup"].astype(bool),
+        "dup": data["dup"],
     }
     extra = {"errors": 0}
     runs: list[dict] = []
