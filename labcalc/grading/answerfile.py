@@ -37,7 +37,7 @@ import numpy as np
 from labcalc._textio import (
     DELIMITERS, SEP_LINE, TextInputError, column_name, decode, read_bytes, sniff_delimiter,
 )
-from labcalc.labs._framework import MAX_SEED
+from labcalc.labs import MAX_SEED
 from labcalc.units import INVISIBLE, normalize_text
 
 __all__ = [

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import importlib
 
-from labcalc.labs._framework import Lab
+from labcalc.labs._framework import MAX_SEED, Lab
 
-__all__ = ["LABS", "Lab", "get_lab"]
+__all__ = ["LABS", "Lab", "MAX_SEED", "get_lab"]
 
 #: The registry: lab name -> module whose ``LAB`` attribute is the lab (imported when asked).
 LABS: dict[str, str] = {
