@@ -41,7 +41,7 @@ from labcalc.framing import (
     MIN_FRAME_BYTES,
     PREAMBLE_SFD_BYTES,
 )
-from labcalc.tcp import _broadcast, _first_bad, _nonnegative, _out, _positive
+from labcalc.tcp import broadcast_shape, first_bad, nonnegative, as_result, check_positive
 
 __all__ = [
     "packet_cost_bytes",
@@ -102,15 +102,15 @@ def packet_cost_bytes(ip_packet_bytes, accounting="wire"):
         raise ValueError(
             f"accounting must be one of {', '.join(_ACCOUNTINGS)}; got {accounting!r}"
         )
-    ip = _positive("ip_packet_bytes", ip_packet_bytes)
+    ip = check_positive("ip_packet_bytes", ip_packet_bytes)
     if accounting == "ip":
-        return _out(ip)
+        return as_result(ip)
     if accounting == "tc":
-        return _out(ip + ETHERNET_HEADER_BYTES)
+        return as_result(ip + ETHERNET_HEADER_BYTES)
     frame = np.maximum(ip + ETHERNET_HEADER_BYTES + FCS_BYTES, MIN_FRAME_BYTES)
     if accounting == "frame":
-        return _out(frame)
-    return _out(frame + PREAMBLE_SFD_BYTES + INTERFRAME_GAP_BYTES)
+        return as_result(frame)
+    return as_result(frame + PREAMBLE_SFD_BYTES + INTERFRAME_GAP_BYTES)
 
 
 def full_buffer_delay_s(packets, ip_packet_bytes, rate_bps, accounting="wire"):
@@ -170,11 +170,11 @@ def full_buffer_delay_s(packets, ip_packet_bytes, rate_bps, accounting="wire"):
     >>> round(full_buffer_delay_s(1000, 2948, 5e6, accounting="tc"), 4)
     4.7392
     """
-    n = _nonnegative("packets", packets)
+    n = nonnegative("packets", packets)
     cost = np.asarray(packet_cost_bytes(ip_packet_bytes, accounting))
-    rate = _positive("rate_bps", rate_bps)
-    _broadcast(packets=n, ip_packet_bytes=cost, rate_bps=rate)
-    return _out(8.0 * n * cost / rate)
+    rate = check_positive("rate_bps", rate_bps)
+    broadcast_shape(packets=n, ip_packet_bytes=cost, rate_bps=rate)
+    return as_result(8.0 * n * cost / rate)
 
 
 def bufferbloat_rtt_s(base_rtt_s, packets, ip_packet_bytes, rate_bps, accounting="wire"):
@@ -217,10 +217,10 @@ def bufferbloat_rtt_s(base_rtt_s, packets, ip_packet_bytes, rate_bps, accounting
     >>> round(bufferbloat_rtt_s(0.030, 100, 1500, 1.5e6, accounting="tc"), 4)
     0.8375
     """
-    base = _positive("base_rtt_s", base_rtt_s)
+    base = check_positive("base_rtt_s", base_rtt_s)
     delay = np.asarray(full_buffer_delay_s(packets, ip_packet_bytes, rate_bps, accounting))
-    _broadcast(base_rtt_s=base, delay=delay)
-    return _out(base + delay)
+    broadcast_shape(base_rtt_s=base, delay=delay)
+    return as_result(base + delay)
 
 
 def queueing_delay_s(rtt_s, base_rtt_s):
@@ -264,18 +264,18 @@ def queueing_delay_s(rtt_s, base_rtt_s):
     >>> round(queueing_delay_s(0.340, 0.300), 9)
     0.04
     """
-    rtt = _positive("rtt_s", rtt_s)
-    base = _positive("base_rtt_s", base_rtt_s)
-    _broadcast(rtt_s=rtt, base_rtt_s=base)
+    rtt = check_positive("rtt_s", rtt_s)
+    base = check_positive("base_rtt_s", base_rtt_s)
+    broadcast_shape(rtt_s=rtt, base_rtt_s=base)
     diff = rtt - base
     below = diff < -_RTT_REL_TOL * np.maximum(rtt, base)
     if below.any():
-        r = _first_bad(rtt, below)
-        b = _first_bad(base, below)
+        r = first_bad(rtt, below)
+        b = first_bad(base, below)
         raise ValueError(
             f"rtt_s must not be below base_rtt_s; got rtt_s={r!r} < base_rtt_s={b!r}"
         )
-    return _out(np.maximum(diff, 0.0))
+    return as_result(np.maximum(diff, 0.0))
 
 
 def _keyed_seconds(name: str, value, flows: list) -> np.ndarray:
@@ -289,8 +289,8 @@ def _keyed_seconds(name: str, value, flows: list) -> np.ndarray:
                 f"{name} must have one entry per flow of paths; missing {missing}, "
                 f"unknown flows {unknown}"
             )
-        return _positive(name, [value[f] for f in flows])
-    arr = _positive(name, value)
+        return check_positive(name, [value[f] for f in flows])
+    arr = check_positive(name, value)
     if arr.ndim != 0:
         raise ValueError(f"{name} must be a dict flow -> seconds or one number; got {value!r}")
     return np.full(len(flows), float(arr))

@@ -30,7 +30,7 @@ MAX_FILE_BYTES = 64 << 20
 FILE_COLUMNS = (*REQUIRED_COLUMNS, "note")
 
 #: What each base unit is, for messages.
-_KIND_NAMES = {"bit/s": "a rate (bit/s, kbit/s, Mbit/s, kB/s...)", "s": "a time (s, ms)",
+KIND_NAMES = {"bit/s": "a rate (bit/s, kbit/s, Mbit/s, kB/s...)", "s": "a time (s, ms)",
                "byte": "a size in bytes (bytes, kB...)", "packet": "a count of packets (packets, segments)",
                "1": "a plain number or a percentage (1, %)"}
 
@@ -89,8 +89,8 @@ def metric_kind(metric: str):
     return ("byte", "packet") if kind == "size" else (kind,)
 
 
-def _kind_text(kinds) -> str:
-    return " or ".join(_KIND_NAMES.get(k, repr(k)) for k in kinds)
+def kind_text(kinds) -> str:
+    return " or ".join(KIND_NAMES.get(k, repr(k)) for k in kinds)
 
 
 #: A plain decimal number as a spreadsheet writes it (also nan/inf, refused later as not finite).
@@ -298,7 +298,7 @@ def load_measurements(source, quiet: bool = False):
     for column in (*KEY_COLUMNS, "value", "unit", "note"):
         df[column] = df[column].astype(str).str.strip()
     df["metric"] = df["metric"].str.lower()
-    df["question"] = df["question"].map(_question_id)
+    df["question"] = df["question"].map(question_id)
     values, bases, units = [], [], []
     for row_number, value, unit, metric in zip(line_numbers, df["value"], df["unit"], df["metric"]):
         if re.fullmatch(r"[+-]?\d+,\d+", value):
@@ -312,7 +312,7 @@ def load_measurements(source, quiet: bool = False):
         kinds = metric_kind(metric)
         if unit == "":
             if kinds != ("1",):
-                hint = f"give its unit: {_kind_text(kinds)}" if kinds else "give its unit (1 for a plain number)"
+                hint = f"give its unit: {kind_text(kinds)}" if kinds else "give its unit (1 for a plain number)"
                 raise MeasurementError(
                     f"{name}, row {row_number}, column 'unit': blank unit for metric {metric!r} (value {value}); {hint}")
             base, base_unit = number, "1"
@@ -339,8 +339,8 @@ def load_measurements(source, quiet: bool = False):
                     hint = f"; did you mean {stem}/s?"
                 raise MeasurementError(
                     f"{name}, row {row_number}, column 'unit': unit {unit!r} (value {value}) is "
-                    f"{_KIND_NAMES.get(base_unit, base_unit)}, but metric {metric!r} is "
-                    f"{_kind_text(kinds)}{hint}")
+                    f"{KIND_NAMES.get(base_unit, base_unit)}, but metric {metric!r} is "
+                    f"{kind_text(kinds)}{hint}")
         if base_unit == "1" and _is_loss(metric) and not 0.0 <= base <= 1.0:
             shown = f"{value} {unit}".strip()
             limits = "0 and 100 %" if unit == "%" else "0 and 1 (or give it in %)"
@@ -379,7 +379,7 @@ def _parse_unit(number: float, unit: str):
     return parse_quantity(f"{number!r} {unit}")
 
 
-def _where(rows, path: str | None = None) -> str:
+def rows_text(rows, path: str | None = None) -> str:
     """``"part1.csv rows 3 and 4"`` / ``"a.csv row 3, b.csv row 2"`` for rows of a measurement table.
 
     ``path`` (the file as the user named it) replaces the file name when all rows come from
@@ -416,9 +416,9 @@ def _drop_repeated(df, path: str | None, quiet: bool):
         if not same:
             shown = "; ".join(f"{v:g} {u}".strip() for v, u in zip(group["value"], group["unit"]))
             raise MeasurementError(
-                f"{_where(group, path)}: the same measurement {_key_text(key)} with different values "
+                f"{rows_text(group, path)}: the same measurement {_key_text(key)} with different values "
                 f"({shown}); keep one row, or tell the runs apart in the scenario column")
-        notes.append(f"{_where(group)} repeat {_key_text(key)} with the same value")
+        notes.append(f"{rows_text(group)} repeat {_key_text(key)} with the same value")
     if notes and not quiet:
         for text in notes[:3]:
             print(f"note: {text}; using it once")
@@ -436,7 +436,7 @@ def _is_loss(metric: str) -> bool:
 _HANDOUT_ID = re.compile(r"q\d+(?:\.\d+)?", re.I)
 
 
-def _question_id(question):
+def question_id(question):
     """A handout question id in its usual form (``q14`` -> ``Q14``); other ids unchanged."""
     if isinstance(question, str) and _HANDOUT_ID.fullmatch(question):
         return question.upper()

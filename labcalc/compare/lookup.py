@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-from .files import _KIND_NAMES, FILE_COLUMNS, MeasurementError, _kind_text, _question_id, _where
+from .files import KIND_NAMES, FILE_COLUMNS, MeasurementError, kind_text, question_id, rows_text
 from .files import load_measurements  # noqa: F401  (the Examples sections use it)
 
 __all__ = ["measured", "select", "measurement_rows", "missing_note", "missing_inputs", "if_measured"]
@@ -23,14 +23,14 @@ def _clean(value):
     return value.strip() if isinstance(value, str) else value
 
 
-def _rows(df, question=None, scenario=None, flow=None, metric=None):
+def matching_rows(df, question=None, scenario=None, flow=None, metric=None):
     """The rows matching the filters (None does not filter), texts compared as the loader stores them."""
     rows = df
     for column, wanted in (("question", question), ("scenario", scenario), ("flow", flow), ("metric", metric)):
         if wanted is not None:
             wanted = _clean(wanted)
             if column == "question":
-                wanted = _question_id(wanted)
+                wanted = question_id(wanted)
             elif column == "metric" and isinstance(wanted, str):
                 wanted = wanted.lower()
             rows = rows[rows[column] == wanted]
@@ -51,11 +51,11 @@ def _check_kind(rows, kind, what: str = "") -> None:
     kinds = (kind,) if isinstance(kind, str) else tuple(kind)
     for _, row in rows.iterrows():
         if row["base_unit"] not in kinds:
-            where = _where(rows.loc[[_]]) if "row" in rows.columns else "a row"
+            where = rows_text(rows.loc[[_]]) if "row" in rows.columns else "a row"
             unit = row["unit"] if str(row["unit"]).strip() else "no unit"
             raise MeasurementError(
                 f"{where}, column 'unit': {row['question']} metric {row['metric']!r} is in {unit!r}, "
-                f"{_KIND_NAMES.get(row['base_unit'], row['base_unit'])}; {what}it must be {_kind_text(kinds)}")
+                f"{KIND_NAMES.get(row['base_unit'], row['base_unit'])}; {what}it must be {kind_text(kinds)}")
 
 
 def missing_note(df, question: str, scenario: str | None = None, flow: str | None = None,
@@ -149,7 +149,7 @@ def measured(df, question: str, scenario: str | None = None, flow: str | None = 
     ...
     labcalc.compare.MeasurementError: part5.csv row 6, column 'unit': Q43 metric 'rtt' is in 'ms', a time (s, ms); it must be a rate (bit/s, kbit/s, Mbit/s, kB/s...)
     """
-    rows = _rows(df, question, scenario, flow, metric)
+    rows = matching_rows(df, question, scenario, flow, metric)
     if len(rows) == 0 and default is not _RAISE:
         if note:
             using = ""
@@ -158,7 +158,7 @@ def measured(df, question: str, scenario: str | None = None, flow: str | None = 
             print(f"note: {missing_note(df, question, scenario, flow, metric)}{using}")
         return default
     if len(rows) != 1:
-        where = f" ({_where(rows)})" if len(rows) else f" in {_files(df)}"
+        where = f" ({rows_text(rows)})" if len(rows) else f" in {_files(df)}"
         hint = "; name the scenario and the flow to pick one" if len(rows) else ""
         raise KeyError(
             f"{len(rows)} measurements match question={question!r}, scenario={scenario!r}, "
@@ -200,7 +200,7 @@ def select(df, question: str | None = None, scenario: str | None = None, flow: s
     >>> offered.value_base.tolist()
     [1000000.0, 4500000.0, 5000000.0, 10000000.0, 20000000.0]
     """
-    rows = _rows(df, question, scenario, flow, metric)
+    rows = matching_rows(df, question, scenario, flow, metric)
     _check_kind(rows, kind)
     return rows
 

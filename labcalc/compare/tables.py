@@ -11,9 +11,9 @@ from __future__ import annotations
 import math
 import re
 
-from .files import _where
+from .files import rows_text
 from .files import load_measurements  # noqa: F401  (the Examples sections use it)
-from .lookup import _rows, measured, missing_note
+from .lookup import matching_rows, measured, missing_note
 
 __all__ = ["compare", "compare_measured", "format_comparison", "compare_band", "format_band", "pick",
            "check_answer"]
@@ -147,11 +147,11 @@ def compare_measured(measurements, rows, rtol: float = 0.05):
             if text not in notes:
                 notes.append(text)
         else:
-            match = _rows(measurements, selector["question"], selector.get("scenario"), selector.get("flow"),
+            match = matching_rows(measurements, selector["question"], selector.get("scenario"), selector.get("flow"),
                           selector.get("metric"))
             got = match["base_unit"].iloc[0]
             if got != unit:
-                raise ValueError(f"{label}: the measurement ({_where(match)}) is in {got!r}, "
+                raise ValueError(f"{label}: the measurement ({rows_text(match)}) is in {got!r}, "
                                  f"the prediction in {unit!r}")
         values.append(value)
     table = compare([(r[0], r[1], v, r[2]) for r, v in zip(rows, values)], rtol=rtol)

@@ -140,7 +140,7 @@ class Allocation:
                 f"iterations={self.iterations}>")
 
 
-def _inputs(network):
+def inputs(network):
     """Validated arrays of a network: R (csr), capacities, demands, weights, efficiencies."""
     import scipy.sparse as sp
 
@@ -156,10 +156,10 @@ def _inputs(network):
     d = np.asarray(network.demands_bps, dtype=float)
     w = np.asarray(network.weights, dtype=float)
     e = np.asarray(network.efficiencies, dtype=float)
-    _check(c, (c > 0) & np.isfinite(c), "capacity_bps", "link", network.link_names, "positive and finite")
-    _check(d, d >= 0, "demand_bps", "flow", network.flow_names, ">= 0 (inf for greedy)")
-    _check(w, (w > 0) & np.isfinite(w), "weight", "flow", network.flow_names, "positive and finite")
-    _check(e, (e > 0) & (e <= 1), "efficiency", "flow", network.flow_names, "in (0, 1]")
+    check_values(c, (c > 0) & np.isfinite(c), "capacity_bps", "link", network.link_names, "positive and finite")
+    check_values(d, d >= 0, "demand_bps", "flow", network.flow_names, ">= 0 (inf for greedy)")
+    check_values(w, (w > 0) & np.isfinite(w), "weight", "flow", network.flow_names, "positive and finite")
+    check_values(e, (e > 0) & (e <= 1), "efficiency", "flow", network.flow_names, "in (0, 1]")
     if N and np.any(np.diff(R.tocsc().indptr) == 0):
         i = int(np.flatnonzero(np.diff(R.tocsc().indptr) == 0)[0])
         raise ValueError(f"route of flow {network.flow_names[i]!r} crosses no link")
@@ -168,14 +168,14 @@ def _inputs(network):
     return R, c, d, w, e
 
 
-def _check(values, ok, field, kind, names, wanted):
+def check_values(values, ok, field, kind, names, wanted):
     bad = np.flatnonzero(~ok)
     if bad.size:
         k = int(bad[0])
         raise ValueError(f"{field} of {kind} {names[k]!r} must be {wanted}; got {float(values[k])!r}")
 
 
-def _check_method(method):
+def check_method(method):
     if method not in _METHODS:
         raise ValueError(f"method must be one of {', '.join(map(repr, _METHODS))}; got {method!r}")
 
@@ -187,7 +187,7 @@ def _check_method(method):
 ALPHA_MIN = 0.01
 
 
-def _check_alpha(alpha) -> float:
+def check_alpha(alpha) -> float:
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.integer, np.floating)):
         raise ValueError(f"alpha must be a number > 0; got {alpha!r}")
     alpha = float(alpha)
@@ -199,7 +199,7 @@ def _check_alpha(alpha) -> float:
     return alpha
 
 
-def _rates_vector(network, rates) -> np.ndarray:
+def rates_vector(network, rates) -> np.ndarray:
     """Rates in flow order from a Series (by flow name) or an array."""
     import pandas as pd
 
@@ -221,11 +221,11 @@ def _rates_vector(network, rates) -> np.ndarray:
         x = np.asarray(rates, dtype=float).reshape(-1)
         if x.shape != (len(names),):
             raise ValueError(f"rates must have {len(names)} entries (one per flow); got {x.shape[0]}")
-    _check(x, np.isfinite(x), "rate_bps", "flow", names, "finite")
+    check_values(x, np.isfinite(x), "rate_bps", "flow", names, "finite")
     return x
 
 
-def _gather(indptr, indices, rows):
+def gather(indptr, indices, rows):
     """Concatenated (row, index) pairs of the given rows of a compressed sparse structure."""
     starts = indptr[rows]
     lens = indptr[rows + 1] - starts
@@ -235,7 +235,7 @@ def _gather(indptr, indices, rows):
     return owner, indices[offsets]
 
 
-def _segment_argmax(values, indptr, indices, rtol=1e-6):
+def segment_argmax(values, indptr, indices, rtol=1e-6):
     """Per segment (column of a CSC structure): first index whose value is the maximum.
 
     Values within ``rtol`` of the maximum count as ties (the first one wins).
@@ -249,7 +249,7 @@ def _segment_argmax(values, indptr, indices, rtol=1e-6):
     return indices[first], seg_max
 
 
-def _allocation(network, rates, e, bott, prices, method, solver, iterations) -> Allocation:
+def make_allocation(network, rates, e, bott, prices, method, solver, iterations) -> Allocation:
     import pandas as pd
 
     flows = pd.Index(network.flow_names, name="flow")

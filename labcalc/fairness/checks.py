@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from labcalc.fairness._common import _rates_vector
+from labcalc.fairness._common import rates_vector
 
 __all__ = [
     "is_feasible",
@@ -49,7 +49,7 @@ def is_feasible(network, rates, rtol: float = 1e-9) -> bool:
     >>> is_feasible(net, [2.5e6, 2.5e6]), is_feasible(net, [3e6, 2.5e6])
     (True, False)
     """
-    x = _rates_vector(network, rates)
+    x = rates_vector(network, rates)
     c = np.asarray(network.capacities_bps, dtype=float)
     d = np.asarray(network.demands_bps, dtype=float)
     if np.any(x < 0):
@@ -96,7 +96,7 @@ def is_pareto_efficient(network, rates, rtol: float = 1e-9) -> bool:
     >>> is_pareto_efficient(net, [1e6, 4e6]), is_pareto_efficient(net, [1e6, 1e6])
     (True, False)
     """
-    x = _rates_vector(network, rates)
+    x = rates_vector(network, rates)
     if not is_feasible(network, x, rtol):
         return False
     saturated, at_demand = _saturation(network, x, rtol)
@@ -142,7 +142,7 @@ def is_max_min_fair(network, rates, rtol: float = 1e-9) -> bool:
     >>> is_max_min_fair(net, [2.5e6, 2.5e6, 2.5e6]), is_max_min_fair(net, [5e6 / 3, 10e6 / 3, 10e6 / 3])
     (True, False)
     """
-    x = _rates_vector(network, rates)
+    x = rates_vector(network, rates)
     if not is_feasible(network, x, rtol):
         return False
     if x.size == 0:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from labcalc.fairness._common import Allocation, _allocation, _gather, _inputs
+from labcalc.fairness._common import Allocation, make_allocation, gather, inputs
 
 __all__ = [
     "max_min",
@@ -103,13 +103,13 @@ def max_min(network) -> Allocation:
     >>> [round(r / 1e6, 6) for r in alloc.rates], alloc.bottlenecks.tolist()
     ([3.333333, 1.666667, 1.0], ['r1', 'r1', 'demand'])
     """
-    R, c, d, w, e = _inputs(network)
-    rates, bott, rounds = _water_fill(R, c, d, w)
-    return _allocation(network, rates, e, bott, None, "max-min (water-filling)",
+    R, c, d, w, e = inputs(network)
+    rates, bott, rounds = water_fill(R, c, d, w)
+    return make_allocation(network, rates, e, bott, None, "max-min (water-filling)",
                        "progressive filling", rounds)
 
 
-def _water_fill(R, c, d, w):
+def water_fill(R, c, d, w):
     """Progressive filling; returns rates, bottleneck link index (-1 = demand), rounds."""
     L, N = R.shape
     rates = np.zeros(N)
@@ -136,7 +136,7 @@ def _water_fill(R, c, d, w):
         nonlocal left
         frozen[flows] = True
         left -= flows.size
-        owner, links = _gather(csc_ptr, csc_idx, flows)
+        owner, links = gather(csc_ptr, csc_idx, flows)
         load[:] += np.bincount(links, weights=rates[owner], minlength=L)
         wsum[:] -= np.bincount(links, weights=w[owner], minlength=L)
         count[:] -= np.bincount(links, minlength=L)
@@ -158,7 +158,7 @@ def _water_fill(R, c, d, w):
                 continue
         t = t_next
         saturated = np.flatnonzero(active & (t_link <= t * (1 + _TIE_RTOL)))
-        links, flows = _gather(csr_ptr, csr_idx, saturated)
+        links, flows = gather(csr_ptr, csr_idx, saturated)
         keep = ~frozen[flows]
         flows, links = flows[keep], links[keep]
         new, first = np.unique(flows, return_index=True)

@@ -173,7 +173,7 @@ class _Dual:
         return q, x, free, s, value
 
 
-def _dual_newton(R, c, d, w, alpha, max_iter, start, tol=1e-10):
+def dual_newton(R, c, d, w, alpha, max_iter, start, tol=1e-10):
     """Maximise sum w U_alpha(x) s.t. Rx <= c, 0 <= x <= d (scaled problem).
 
     The dual Newton method of the module docstring. ``start`` is ``(x_maxmin, bottleneck
@@ -411,11 +411,11 @@ def polish_from_prices(routing, capacities, prices, weights=None, alpha=1.0):
     w = np.ones(N) if weights is None else np.asarray(weights, dtype=float).reshape(-1)
     if c.shape != (L,) or p.shape != (L,) or w.shape != (N,):
         raise ValueError(f"polish_from_prices: need {L} capacities and prices and {N} weights")
-    polished = _polish_prices(R, c, np.full(N, np.inf), w, float(alpha), p)
+    polished = polish_prices(R, c, np.full(N, np.inf), w, float(alpha), p)
     return None if polished is None else polished[0]
 
 
-def _polish_prices(R, c, d, w, alpha, prices):
+def polish_prices(R, c, d, w, alpha, prices):
     """(rates, prices) at the optimum from approximate prices, or None (see _polish)."""
     p = np.maximum(np.asarray(prices, dtype=float), 0.0)
     if not (np.all(np.isfinite(p)) and np.any(p > 0)):

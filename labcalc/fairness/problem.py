@@ -50,7 +50,7 @@ _CLARABEL_ATTEMPTS = (
 )
 
 
-def _cvxpy_solve(R, c, d, w, alpha, max_iter, start):
+def cvxpy_solve(R, c, d, w, alpha, max_iter, start):
     """The same scaled problem in cvxpy, solved by CLARABEL.
 
     A duality gap ``g`` leaves the rates uncertain by about ``sqrt(g / curvature)`` where

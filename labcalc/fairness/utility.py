@@ -16,10 +16,10 @@ import math
 
 import numpy as np
 
-from labcalc.fairness._common import Allocation, SolverError, _allocation, _check, _check_alpha, _check_method, _inputs, _segment_argmax
-from labcalc.fairness.maxmin import _water_fill
-from labcalc.fairness.newton import _dual_newton, _polish_prices
-from labcalc.fairness.problem import _cvxpy_solve
+from labcalc.fairness._common import Allocation, SolverError, make_allocation, check_values, check_alpha, check_method, inputs, segment_argmax
+from labcalc.fairness.maxmin import water_fill
+from labcalc.fairness.newton import dual_newton, polish_prices
+from labcalc.fairness.problem import cvxpy_solve
 
 __all__ = [
     "proportional",
@@ -100,7 +100,7 @@ def proportional(network, method: str = "newton", *, max_iter: int | None = None
     >>> [round(r / 1e6, 6) for r in proportional(collapse).rates]
     [1.0, 0.5]
     """
-    _check_method(method)
+    check_method(method)
     return _utility(network, 1.0, None, method, max_iter, "proportional")
 
 
@@ -173,8 +173,8 @@ def alpha_fair(network, alpha: float, method: str = "newton", *, max_iter: int |
     >>> [round(r / 1e6, 3) for r in alpha_fair(lot, 50).rates]  # close to max-min
     [2.483, 2.517, 2.517]
     """
-    _check_method(method)
-    alpha = _check_alpha(alpha)
+    check_method(method)
+    alpha = check_alpha(alpha)
     label = "proportional" if alpha == 1 else f"alpha-fair (alpha={alpha:g})"
     return _utility(network, alpha, None, method, max_iter, label)
 
@@ -234,24 +234,24 @@ def reno(network, method: str = "newton", *, max_iter: int | None = None) -> All
     >>> round(float(alloc.rates["h2"] / alloc.rates["h1"]), 6)
     2.666667
     """
-    _check_method(method)
+    check_method(method)
     rtt = np.asarray(network.rtts_s, dtype=float)
     missing = np.flatnonzero(np.isnan(rtt))
     if missing.size:
         name = network.flow_names[int(missing[0])]
         raise ValueError(f"rtt_s of flow {name!r} is needed by reno() but missing; got nan")
-    _check(rtt, (rtt > 0) & np.isfinite(rtt), "rtt_s", "flow", network.flow_names, "positive and finite")
+    check_values(rtt, (rtt > 0) & np.isfinite(rtt), "rtt_s", "flow", network.flow_names, "positive and finite")
     return _utility(network, 2.0, 1.0 / rtt**2, method, max_iter, "TCP Reno (alpha=2, w=1/rtt^2)")
 
 
 def _utility(network, alpha, weights, method, max_iter, label) -> Allocation:
-    R, c, d, w, e = _inputs(network)
+    R, c, d, w, e = inputs(network)
     if weights is not None:
         w = weights
     L, N = R.shape
     solver = "dual Newton" if method == "newton" else "cvxpy/CLARABEL"
     if N == 0:
-        return _allocation(network, np.zeros(0), e, np.zeros(0, int), np.zeros(L), label, solver, 0)
+        return make_allocation(network, np.zeros(0), e, np.zeros(0, int), np.zeros(L), label, solver, 0)
     # Flows with demand 0 get 0; links without other flows are free (price 0).
     live = d > 0
     Rl = R[:, live] if not live.all() else R
@@ -268,17 +268,17 @@ def _utility(network, alpha, weights, method, max_iter, label) -> Allocation:
         d_live = np.where(d[live] < route_cmin, d[live], np.inf)
         # max-min with weights w**(1/alpha): exact on a single bottleneck, and the limit
         # of the alpha-fair rates as alpha grows; the solvers start from it
-        x_mm, bott_mm, _ = _water_fill(Rs, c[used], d_live, w[live] ** (1 / alpha))
+        x_mm, bott_mm, _ = water_fill(Rs, c[used], d_live, w[live] ** (1 / alpha))
         kappa = float(np.exp(np.mean(np.log(x_mm))))
         wscale = float(np.exp(np.mean(np.log(w[live]))))
         cs, ds, ws = c[used] / kappa, d_live / kappa, w[live] / wscale
-        solve = _dual_newton if method == "newton" else _cvxpy_solve
+        solve = dual_newton if method == "newton" else cvxpy_solve
         xs, ps, iters, note = solve(Rs, cs, ds, ws, alpha, max_iter, (x_mm / kappa, bott_mm))
         if method == "cvxpy":
             # CLARABEL stops at about 1e-7 on the rates: its prices name the saturated
             # links, Newton's method on them reaches rounding level, and the KKT
             # conditions of the whole problem are verified (else CLARABEL's rates stay)
-            polished = _polish_prices(Rs, cs, ds, ws, alpha, ps)
+            polished = polish_prices(Rs, cs, ds, ws, alpha, ps)
             if polished is not None:
                 xs, ps = polished
                 note += " + Newton polish (KKT verified)"
@@ -300,9 +300,9 @@ def _utility(network, alpha, weights, method, max_iter, label) -> Allocation:
     # Bottlenecks: "demand" for demand-limited flows, else the most expensive link.
     C = R.tocsc()
     if R.nnz:
-        link_max, _ = _segment_argmax(prices_scaled, C.indptr, C.indices)
+        link_max, _ = segment_argmax(prices_scaled, C.indptr, C.indices)
     else:
         link_max = np.zeros(N, dtype=int)
     at_demand = rates >= d * (1 - 1e-9)
     bott = np.where(at_demand, -1, link_max)
-    return _allocation(network, rates, e, bott, prices, label, solver, iters)
+    return make_allocation(network, rates, e, bott, prices, label, solver, iters)

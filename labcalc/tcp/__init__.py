@@ -80,7 +80,7 @@ from labcalc.tcp.measured import (  # noqa: F401
 )
 
 # validation helpers shared with labcalc.queueing
-from labcalc.tcp._checks import _broadcast, _first_bad, _nonnegative, _out, _positive  # noqa: F401, E402
+from labcalc.tcp._checks import broadcast_shape, first_bad, nonnegative, as_result, check_positive  # noqa: F401, E402
 
 __all__ = [
     "RENO_CONSTANT",

@@ -4,7 +4,7 @@ Part of :mod:`labcalc.tcp`, which re-exports every public name.
 
 Examples
 --------
->>> _positive("rtt_s", [0.1, 0.2]).tolist()
+>>> check_positive("rtt_s", [0.1, 0.2]).tolist()
 [0.1, 0.2]
 """
 
@@ -23,13 +23,13 @@ __all__: list[str] = []
 # --------------------------------------------------------------------------------------
 
 
-def _first_bad(arr: np.ndarray, bad: np.ndarray):
+def first_bad(arr: np.ndarray, bad: np.ndarray):
     """The first offending value of ``arr`` where ``bad`` is true, as a Python scalar."""
     value = np.broadcast_to(arr, bad.shape)[bad].flat[0]
     return value.item() if hasattr(value, "item") else value
 
 
-def _as_float(name: str, value) -> np.ndarray:
+def as_float(name: str, value) -> np.ndarray:
     """``value`` as a float ndarray; finite, else ValueError naming ``name``."""
     if isinstance(value, (str, bytes)) or value is None:
         raise ValueError(f"{name} must be a number or an array of numbers; got {value!r}")
@@ -41,43 +41,43 @@ def _as_float(name: str, value) -> np.ndarray:
         ) from None
     bad = ~np.isfinite(arr)
     if bad.any():
-        raise ValueError(f"{name} must be finite; got {_first_bad(arr, bad)!r}")
+        raise ValueError(f"{name} must be finite; got {first_bad(arr, bad)!r}")
     return arr
 
 
-def _positive(name: str, value) -> np.ndarray:
-    arr = _as_float(name, value)
+def check_positive(name: str, value) -> np.ndarray:
+    arr = as_float(name, value)
     bad = arr <= 0
     if bad.any():
-        raise ValueError(f"{name} must be > 0; got {_first_bad(arr, bad)!r}")
+        raise ValueError(f"{name} must be > 0; got {first_bad(arr, bad)!r}")
     return arr
 
 
-def _nonnegative(name: str, value) -> np.ndarray:
-    arr = _as_float(name, value)
+def nonnegative(name: str, value) -> np.ndarray:
+    arr = as_float(name, value)
     bad = arr < 0
     if bad.any():
-        raise ValueError(f"{name} must be >= 0; got {_first_bad(arr, bad)!r}")
+        raise ValueError(f"{name} must be >= 0; got {first_bad(arr, bad)!r}")
     return arr
 
 
-def _loss(value, name: str = "loss") -> np.ndarray:
-    arr = _as_float(name, value)
+def check_loss(value, name: str = "loss") -> np.ndarray:
+    arr = as_float(name, value)
     bad = (arr <= 0) | (arr > 1)
     if bad.any():
-        raise ValueError(f"{name} must be in (0, 1]; got {_first_bad(arr, bad)!r}")
+        raise ValueError(f"{name} must be in (0, 1]; got {first_bad(arr, bad)!r}")
     return arr
 
 
-def _open_unit(name: str, value) -> np.ndarray:
-    arr = _as_float(name, value)
+def open_unit(name: str, value) -> np.ndarray:
+    arr = as_float(name, value)
     bad = (arr <= 0) | (arr >= 1)
     if bad.any():
-        raise ValueError(f"{name} must be in (0, 1); got {_first_bad(arr, bad)!r}")
+        raise ValueError(f"{name} must be in (0, 1); got {first_bad(arr, bad)!r}")
     return arr
 
 
-def _broadcast(**arrays: np.ndarray) -> tuple[int, ...]:
+def broadcast_shape(**arrays: np.ndarray) -> tuple[int, ...]:
     """Common shape of the inputs, or ValueError naming them and their shapes."""
     try:
         return np.broadcast_shapes(*(np.shape(a) for a in arrays.values()))
@@ -86,7 +86,7 @@ def _broadcast(**arrays: np.ndarray) -> tuple[int, ...]:
         raise ValueError(f"input shapes do not broadcast together: {shapes}") from None
 
 
-def _out(x):
+def as_result(x):
     """A 0-d result as a Python float, anything else as an ndarray; never NaN."""
     x = np.asarray(x, dtype=float)
     if np.isnan(x).any():
@@ -96,7 +96,7 @@ def _out(x):
         )
     return float(x) if x.ndim == 0 else x
 
-def _scalar(name, value, low=0.0, strict=True) -> float:
+def check_scalar(name, value, low=0.0, strict=True) -> float:
     """``value`` as a finite float above ``low`` (or at least ``low``), else ValueError."""
     value = float(value)
     if not math.isfinite(value) or (value <= low if strict else value < low):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from labcalc.tcp._checks import _broadcast, _loss, _nonnegative, _open_unit, _out, _positive
+from labcalc.tcp._checks import broadcast_shape, check_loss, nonnegative, open_unit, as_result, check_positive
 from labcalc.tcp.constants import CUBIC_BETA
 
 
@@ -70,11 +70,11 @@ def cubic_k(w_max, beta=CUBIC_BETA, c=0.4):
     >>> round(cubic_k(100), 3)
     4.217
     """
-    w = _positive("w_max", w_max)
-    beta = _open_unit("beta", beta)
-    c = _positive("c", c)
-    _broadcast(w_max=w, beta=beta, c=c)
-    return _out(np.cbrt(w * (1.0 - beta) / c))
+    w = check_positive("w_max", w_max)
+    beta = open_unit("beta", beta)
+    c = check_positive("c", c)
+    broadcast_shape(w_max=w, beta=beta, c=c)
+    return as_result(np.cbrt(w * (1.0 - beta) / c))
 
 
 def cubic_window(t_s, w_max, beta=CUBIC_BETA, c=0.4):
@@ -121,13 +121,13 @@ def cubic_window(t_s, w_max, beta=CUBIC_BETA, c=0.4):
     >>> [round(float(w), 2) for w in cubic_window([0, cubic_k(100), 6], 100)]
     [70.0, 100.0, 102.27]
     """
-    t = _nonnegative("t_s", t_s)
-    w = _positive("w_max", w_max)
-    beta = _open_unit("beta", beta)
-    c = _positive("c", c)
-    _broadcast(t_s=t, w_max=w, beta=beta, c=c)
+    t = nonnegative("t_s", t_s)
+    w = check_positive("w_max", w_max)
+    beta = open_unit("beta", beta)
+    c = check_positive("c", c)
+    broadcast_shape(t_s=t, w_max=w, beta=beta, c=c)
     k = np.cbrt(w * (1.0 - beta) / c)
-    return _out(c * (t - k) ** 3 + w)
+    return as_result(c * (t - k) ** 3 + w)
 
 
 def cubic_reno_friendly_window(t_s, rtt_s, w_max, beta=CUBIC_BETA, reno_slope_after_w_max=True):
@@ -188,17 +188,17 @@ def cubic_reno_friendly_window(t_s, rtt_s, w_max, beta=CUBIC_BETA, reno_slope_af
     >>> round(cubic_reno_friendly_window(7.0, 0.1, 100), 2)
     113.33
     """
-    t = _nonnegative("t_s", t_s)
-    rtt = _positive("rtt_s", rtt_s)
-    w = _positive("w_max", w_max)
-    beta = _open_unit("beta", beta)
-    _broadcast(t_s=t, rtt_s=rtt, w_max=w, beta=beta)
+    t = nonnegative("t_s", t_s)
+    rtt = check_positive("rtt_s", rtt_s)
+    w = check_positive("w_max", w_max)
+    beta = open_unit("beta", beta)
+    broadcast_shape(t_s=t, rtt_s=rtt, w_max=w, beta=beta)
     alpha = 3.0 * (1.0 - beta) / (1.0 + beta)
     w_est = beta * w + alpha * t / rtt
     if reno_slope_after_w_max:
         t1 = rtt * w * (1.0 - beta) / alpha
         w_est = np.where(t <= t1, w_est, w + (t - t1) / rtt)
-    return _out(w_est)
+    return as_result(w_est)
 
 
 def cubic_average_window(rtt_s, loss, beta=CUBIC_BETA, c=0.4, reno_floor=True, reno_constant=1.2):
@@ -260,16 +260,16 @@ def cubic_average_window(rtt_s, loss, beta=CUBIC_BETA, c=0.4, reno_floor=True, r
     >>> [round(float(w)) for w in cubic_average_window(0.1, [1e-2, 1e-4, 1e-6, 1e-8])]
     [12, 187, 5926, 187400]
     """
-    rtt = _positive("rtt_s", rtt_s)
-    p = _loss(loss)
-    beta = _open_unit("beta", beta)
-    c = _positive("c", c)
-    k = _positive("reno_constant", reno_constant)
-    _broadcast(rtt_s=rtt, loss=p, beta=beta, c=c, reno_constant=k)
+    rtt = check_positive("rtt_s", rtt_s)
+    p = check_loss(loss)
+    beta = open_unit("beta", beta)
+    c = check_positive("c", c)
+    k = check_positive("reno_constant", reno_constant)
+    broadcast_shape(rtt_s=rtt, loss=p, beta=beta, c=c, reno_constant=k)
     w = (c * (3.0 + beta) / (4.0 * (1.0 - beta))) ** 0.25 * (rtt / p) ** 0.75
     if reno_floor:
         w = np.maximum(w, k / np.sqrt(p))
-    return _out(w)
+    return as_result(w)
 
 
 def cubic_rate_bps(segment_bytes, rtt_s, loss, beta=CUBIC_BETA, c=0.4, reno_floor=True,
@@ -312,8 +312,8 @@ def cubic_rate_bps(segment_bytes, rtt_s, loss, beta=CUBIC_BETA, c=0.4, reno_floo
     >>> round(cubic_rate_bps(1500, 0.1, 2.9e-8) / 1e9)
     10
     """
-    L = _positive("segment_bytes", segment_bytes)
+    L = check_positive("segment_bytes", segment_bytes)
     w = cubic_average_window(rtt_s, loss, beta, c, reno_floor, reno_constant)
-    rtt = _positive("rtt_s", rtt_s)
-    _broadcast(segment_bytes=L, window=w)
-    return _out(np.asarray(w) * 8.0 * L / rtt)
+    rtt = check_positive("rtt_s", rtt_s)
+    broadcast_shape(segment_bytes=L, window=w)
+    return as_result(np.asarray(w) * 8.0 * L / rtt)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from labcalc.tcp._checks import _as_float, _broadcast, _first_bad, _loss, _open_unit, _out, _positive
+from labcalc.tcp._checks import as_float, broadcast_shape, first_bad, check_loss, open_unit, as_result, check_positive
 from labcalc.tcp.constants import RENO_CONSTANT, RENO_DELAYED_ACK_CONSTANT  # noqa: F401 (the doctests use them)
 
 
@@ -89,12 +89,12 @@ def mathis_rate_bps(segment_bytes, rtt_s, loss, c=1.22):
     >>> [round(float(r) / 1e3) for r in mathis_rate_bps(1448, 0.1, [0.01, 0.04])]
     [1413, 707]
     """
-    L = _positive("segment_bytes", segment_bytes)
-    rtt = _positive("rtt_s", rtt_s)
-    p = _loss(loss)
-    c = _positive("c", c)
-    _broadcast(segment_bytes=L, rtt_s=rtt, loss=p, c=c)
-    return _out(c * 8.0 * L / (rtt * np.sqrt(p)))
+    L = check_positive("segment_bytes", segment_bytes)
+    rtt = check_positive("rtt_s", rtt_s)
+    p = check_loss(loss)
+    c = check_positive("c", c)
+    broadcast_shape(segment_bytes=L, rtt_s=rtt, loss=p, c=c)
+    return as_result(c * 8.0 * L / (rtt * np.sqrt(p)))
 
 
 def aimd_rate_bps(segment_bytes, rtt_s, loss, increase=1.0, decrease_to=0.5):
@@ -161,14 +161,14 @@ def aimd_rate_bps(segment_bytes, rtt_s, loss, increase=1.0, decrease_to=0.5):
     >>> round(aimd_rate_bps(1448, 0.1, 0.01, a, 0.7) / r, 12)
     1.0
     """
-    L = _positive("segment_bytes", segment_bytes)
-    rtt = _positive("rtt_s", rtt_s)
-    p = _loss(loss)
-    a = _positive("increase", increase)
-    b = _open_unit("decrease_to", decrease_to)
-    _broadcast(segment_bytes=L, rtt_s=rtt, loss=p, increase=a, decrease_to=b)
+    L = check_positive("segment_bytes", segment_bytes)
+    rtt = check_positive("rtt_s", rtt_s)
+    p = check_loss(loss)
+    a = check_positive("increase", increase)
+    b = open_unit("decrease_to", decrease_to)
+    broadcast_shape(segment_bytes=L, rtt_s=rtt, loss=p, increase=a, decrease_to=b)
     window = np.sqrt(a * (1.0 + b) / (2.0 * (1.0 - b) * p))
-    return _out(8.0 * L / rtt * window)
+    return as_result(8.0 * L / rtt * window)
 
 
 def _one_minus_pow(q_log: np.ndarray, k) -> np.ndarray:
@@ -297,17 +297,17 @@ def pftk_rate_pps(rtt_s, loss, rto_s, b=2, wmax=None, approx=False):
     >>> round(pftk_rate_pps(0.1, 1e-4, 1.0, wmax=8), 2)
     79.57
     """
-    rtt = _positive("rtt_s", rtt_s)
-    p = _loss(loss)
-    t0 = _positive("rto_s", rto_s)
-    b_arr = _as_float("b", b)
+    rtt = check_positive("rtt_s", rtt_s)
+    p = check_loss(loss)
+    t0 = check_positive("rto_s", rto_s)
+    b_arr = as_float("b", b)
     if (b_arr < 1).any():
-        raise ValueError(f"b must be >= 1 segment per ACK; got {_first_bad(b_arr, b_arr < 1)!r}")
-    w_lim = None if wmax is None else _positive("wmax", wmax)
+        raise ValueError(f"b must be >= 1 segment per ACK; got {first_bad(b_arr, b_arr < 1)!r}")
+    w_lim = None if wmax is None else check_positive("wmax", wmax)
     shapes = dict(rtt_s=rtt, loss=p, rto_s=t0, b=b_arr)
     if w_lim is not None:
         shapes["wmax"] = w_lim
-    _broadcast(**shapes)
+    broadcast_shape(**shapes)
 
     if approx:
         denom = rtt * np.sqrt(2.0 * b_arr * p / 3.0) + t0 * np.minimum(
@@ -316,17 +316,17 @@ def pftk_rate_pps(rtt_s, loss, rto_s, b=2, wmax=None, approx=False):
         rate = 1.0 / denom
         if w_lim is not None:
             rate = np.minimum(w_lim / rtt, rate)
-        return _out(rate)
+        return as_result(rate)
 
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         rate = _pftk_full(rtt, p, t0, b_arr, w_lim)
     bad = ~np.isfinite(rate)
     if bad.any():
         raise ValueError(
-            f"loss={_first_bad(np.broadcast_to(p, rate.shape), bad)!r} is too small for the "
+            f"loss={first_bad(np.broadcast_to(p, rate.shape), bad)!r} is too small for the "
             "full PFTK model in floating point"
         )
-    return _out(rate)
+    return as_result(rate)
 
 
 def _pftk_full(rtt, p, t0, b_arr, w_lim):

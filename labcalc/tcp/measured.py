@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 
-from labcalc.tcp._checks import _scalar
+from labcalc.tcp._checks import check_scalar
 from labcalc.tcp.constants import CUBIC_BETA, RENO_BETA, RENO_CONSTANT, SHAPER_HEADER_BYTES
 
 
@@ -64,7 +64,7 @@ def link_packet_bytes(mss_bytes=1448, header_bytes=SHAPER_HEADER_BYTES) -> float
     >>> link_packet_bytes(1448), link_packet_bytes(340, 62)
     (1514.0, 402.0)
     """
-    return float(_scalar("mss_bytes", mss_bytes) + _scalar("header_bytes", header_bytes, strict=False))
+    return float(check_scalar("mss_bytes", mss_bytes) + check_scalar("header_bytes", header_bytes, strict=False))
 
 
 def implied_loss(rate_bps, rtt_s, mss_bytes=1448, model="reno", beta=CUBIC_BETA, c=0.4):
@@ -116,9 +116,9 @@ def implied_loss(rate_bps, rtt_s, mss_bytes=1448, model="reno", beta=CUBIC_BETA,
     >>> f"{implied_loss(5.76e6, 0.42):.2e}", f"{implied_loss(40.3e6, 0.42, model='cubic'):.2e}"
     ('3.44e-05', '2.72e-05')
     """
-    rate = _scalar("rate_bps", rate_bps)
-    rtt = _scalar("rtt_s", rtt_s)
-    mss = _scalar("mss_bytes", mss_bytes)
+    rate = check_scalar("rate_bps", rate_bps)
+    rtt = check_scalar("rtt_s", rtt_s)
+    mss = check_scalar("mss_bytes", mss_bytes)
     w = rate * rtt / (8.0 * mss)
     if model == "reno":
         return float((RENO_CONSTANT / w) ** 2)
@@ -196,11 +196,11 @@ def round_model_rate(duration_s, rate_bps, rtt_s, loss, mss_bytes=1448, algorith
     >>> round(round_model_rate(5, 100e6, 0.42, 1e-3) / 1e6, 2)
     5.89
     """
-    dur = _scalar("duration_s", duration_s)
-    rate = _scalar("rate_bps", rate_bps)
-    rtt = _scalar("rtt_s", rtt_s)
-    p = _scalar("loss", loss)
-    mss = _scalar("mss_bytes", mss_bytes)
+    dur = check_scalar("duration_s", duration_s)
+    rate = check_scalar("rate_bps", rate_bps)
+    rtt = check_scalar("rtt_s", rtt_s)
+    p = check_scalar("loss", loss)
+    mss = check_scalar("mss_bytes", mss_bytes)
     if algorithm not in _ROUND_BETA:
         raise ValueError(f"algorithm must be 'reno' or 'cubic'; got {algorithm!r}")
     b = _ROUND_BETA[algorithm] if beta is None else float(beta)

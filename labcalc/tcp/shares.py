@@ -15,7 +15,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from labcalc.tcp._checks import _broadcast, _nonnegative, _open_unit, _out, _positive
+from labcalc.tcp._checks import broadcast_shape, nonnegative, open_unit, as_result, check_positive
 from labcalc.tcp.constants import CUBIC_BETA, RENO_CONSTANT
 
 
@@ -94,16 +94,16 @@ def rtt_shares(capacity_bps, rtts_s, connections=None):
     >>> (s / 1e3).round(-1).to_dict()
     {'h1': 1320.0, 'h2': 3530.0}
     """
-    cap = _positive("capacity_bps", capacity_bps)
+    cap = check_positive("capacity_bps", capacity_bps)
     if cap.ndim != 0:
         raise ValueError(f"capacity_bps must be a single number; got {capacity_bps!r}")
     keyed = _is_keyed(rtts_s)
     if keyed:
         names = list(rtts_s.keys())
-        rtt = _positive("rtts_s", [rtts_s[k] for k in names])
+        rtt = check_positive("rtts_s", [rtts_s[k] for k in names])
     else:
         names = None
-        rtt = _positive("rtts_s", rtts_s)
+        rtt = check_positive("rtts_s", rtts_s)
         if rtt.ndim != 1:
             raise ValueError(f"rtts_s must be one-dimensional; got shape {rtt.shape}")
     if rtt.size == 0:
@@ -124,9 +124,9 @@ def rtt_shares(capacity_bps, rtts_s, connections=None):
                 f"connections and rtts_s must have the same names; missing {missing}, "
                 f"unknown {extra}"
             )
-        n = _nonnegative("connections", [connections[k] for k in names])
+        n = nonnegative("connections", [connections[k] for k in names])
     else:
-        n = _nonnegative("connections", connections)
+        n = nonnegative("connections", connections)
         if n.shape != rtt.shape:
             raise ValueError(
                 f"connections must have one entry per RTT ({rtt.size}); got shape {n.shape}"
@@ -217,12 +217,12 @@ def response_shares(capacity_bps, rtts_s, model="reno", segment_bytes=1448, conn
     """
     if model not in _RESPONSE_MODELS:
         raise ValueError(f"model must be one of {', '.join(_RESPONSE_MODELS)}; got {model!r}")
-    cap = _positive("capacity_bps", capacity_bps)
+    cap = check_positive("capacity_bps", capacity_bps)
     if cap.ndim != 0:
         raise ValueError(f"capacity_bps must be a single number; got {capacity_bps!r}")
     keyed = _is_keyed(rtts_s)
     names = list(rtts_s.keys()) if keyed else None
-    rtt = _positive("rtts_s", [rtts_s[k] for k in names] if keyed else rtts_s)
+    rtt = check_positive("rtts_s", [rtts_s[k] for k in names] if keyed else rtts_s)
     if rtt.ndim != 1 or rtt.size == 0:
         raise ValueError(f"rtts_s must be a non-empty one-dimensional list; got {rtts_s!r}")
     # the same checks of the connections as rtt_shares (which raises on bad input)
@@ -233,9 +233,9 @@ def response_shares(capacity_bps, rtts_s, model="reno", segment_bytes=1448, conn
         n = np.array([float(connections[k]) for k in names])
     else:
         n = np.asarray(connections, dtype=float)
-    L = float(_positive("segment_bytes", segment_bytes))
-    beta_ = float(_open_unit("beta", beta))
-    c_ = float(_positive("c", c))
+    L = float(check_positive("segment_bytes", segment_bytes))
+    beta_ = float(open_unit("beta", beta))
+    c_ = float(check_positive("c", c))
     C = float(cap)
     if model == "reno":
         def rate(p):
@@ -316,12 +316,12 @@ def rtt_bias_exponent(rate_1, rate_2, rtt_1_s, rtt_2_s):
     >>> round(rtt_bias_exponent(885e3, 3107e3, 0.8, 0.3), 3)
     1.28
     """
-    x1 = _positive("rate_1", rate_1)
-    x2 = _positive("rate_2", rate_2)
-    t1 = _positive("rtt_1_s", rtt_1_s)
-    t2 = _positive("rtt_2_s", rtt_2_s)
-    _broadcast(rate_1=x1, rate_2=x2, rtt_1_s=t1, rtt_2_s=t2)
+    x1 = check_positive("rate_1", rate_1)
+    x2 = check_positive("rate_2", rate_2)
+    t1 = check_positive("rtt_1_s", rtt_1_s)
+    t2 = check_positive("rtt_2_s", rtt_2_s)
+    broadcast_shape(rate_1=x1, rate_2=x2, rtt_1_s=t1, rtt_2_s=t2)
     same = np.broadcast_to(t1 == t2, np.broadcast_shapes(t1.shape, t2.shape))
     if same.any():
         raise ValueError("rtt_1_s and rtt_2_s must differ; the exponent is undefined for equal RTTs")
-    return _out(np.log(x1 / x2) / np.log(t2 / t1))
+    return as_result(np.log(x1 / x2) / np.log(t2 / t1))

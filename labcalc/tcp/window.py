@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from labcalc.tcp._checks import _as_float, _broadcast, _first_bad, _nonnegative, _out, _positive
+from labcalc.tcp._checks import as_float, broadcast_shape, first_bad, nonnegative, as_result, check_positive
 
 
 __all__ = [
@@ -69,10 +69,10 @@ def bdp_bytes(rate_bps, rtt_s):
     >>> bdp_bytes(5e6, 0.3)
     187500.0
     """
-    rate = _positive("rate_bps", rate_bps)
-    rtt = _positive("rtt_s", rtt_s)
-    _broadcast(rate_bps=rate, rtt_s=rtt)
-    return _out(rate * rtt / 8.0)
+    rate = check_positive("rate_bps", rate_bps)
+    rtt = check_positive("rtt_s", rtt_s)
+    broadcast_shape(rate_bps=rate, rtt_s=rtt)
+    return as_result(rate * rtt / 8.0)
 
 
 def window_limited_rate_bps(window_bytes, rtt_s):
@@ -112,10 +112,10 @@ def window_limited_rate_bps(window_bytes, rtt_s):
     >>> round(window_limited_rate_bps(65535, 0.1) / 1e6, 3)
     5.243
     """
-    w = _nonnegative("window_bytes", window_bytes)
-    rtt = _positive("rtt_s", rtt_s)
-    _broadcast(window_bytes=w, rtt_s=rtt)
-    return _out(8.0 * w / rtt)
+    w = nonnegative("window_bytes", window_bytes)
+    rtt = check_positive("rtt_s", rtt_s)
+    broadcast_shape(window_bytes=w, rtt_s=rtt)
+    return as_result(8.0 * w / rtt)
 
 
 def slow_start_rounds(target_window_segments, initial_window_segments=10, growth=2.0):
@@ -160,18 +160,18 @@ def slow_start_rounds(target_window_segments, initial_window_segments=10, growth
     >>> slow_start_rounds(10), slow_start_rounds(11), slow_start_rounds(80)
     (0.0, 1.0, 3.0)
     """
-    target = _positive("target_window_segments", target_window_segments)
-    iw = _positive("initial_window_segments", initial_window_segments)
-    g = _as_float("growth", growth)
+    target = check_positive("target_window_segments", target_window_segments)
+    iw = check_positive("initial_window_segments", initial_window_segments)
+    g = as_float("growth", growth)
     if (g <= 1).any():
-        raise ValueError(f"growth must be > 1; got {_first_bad(g, g <= 1)!r}")
-    _broadcast(target_window_segments=target, initial_window_segments=iw, growth=g)
+        raise ValueError(f"growth must be > 1; got {first_bad(g, g <= 1)!r}")
+    broadcast_shape(target_window_segments=target, initial_window_segments=iw, growth=g)
     ratio = target / iw
     n = np.maximum(0.0, np.ceil(np.log(ratio) / np.log(g)))
     # guard against log rounding: step down while one round fewer already suffices
     n = np.where((n > 0) & (iw * g ** (n - 1) >= target * (1 - 1e-12)), n - 1, n)
     n = np.where(iw * g**n < target * (1 - 1e-12), n + 1, n)
-    return _out(n)
+    return as_result(n)
 
 
 def slow_start_time_s(target_window_segments, rtt_s, initial_window_segments=10, growth=2.0):
@@ -219,6 +219,6 @@ def slow_start_time_s(target_window_segments, rtt_s, initial_window_segments=10,
     1.2
     """
     rounds = slow_start_rounds(target_window_segments, initial_window_segments, growth)
-    rtt = _positive("rtt_s", rtt_s)
-    _broadcast(rounds=np.asarray(rounds), rtt_s=rtt)
-    return _out(np.asarray(rounds) * rtt)
+    rtt = check_positive("rtt_s", rtt_s)
+    broadcast_shape(rounds=np.asarray(rounds), rtt_s=rtt)
+    return as_result(np.asarray(rounds) * rtt)
