@@ -49,7 +49,7 @@ _IPERF2_HINT = re.compile(
     r"|^UDP buffer size|Interval\s+Transfer\s+Bandwidth(?!.*\bRetr\b)|^(?:[+-]\d{4}:)?\d{14}(?:\.\d+)?,[^,]*,\d*,[^,]*,\d+,-?\d+,\d"
     r"|^time,srcaddress,srcport,dstadd?r"
 )
-_REPORT = re.compile(r"\[\s*(?:\d+|SUM)\]\s+\d+(?:\.\d+)?\s*-\s*\d+(?:\.\d+)?\s+sec\s")
+REPORT = re.compile(r"\[\s*(?:\d+|SUM)\]\s+\d+(?:\.\d+)?\s*-\s*\d+(?:\.\d+)?\s+sec\s")
 _SS = re.compile(r"^\s*(?:ESTAB|SYN-SENT|SYN-RECV|FIN-WAIT-\d|TIME-WAIT|CLOSE-WAIT|LAST-ACK|LISTEN)\s+\d+\s+\d+\s|Recv-Q\s+Send-Q\s+Local")
 _SS_INFO = re.compile(r"\brtt:\d+(?:\.\d+)?/\d|\bcwnd:\d+")
 # also `echo $(tc -s qdisc)`: one sample per line, optionally after an epoch time
@@ -111,7 +111,7 @@ def sniff_format(text: str) -> str | None:
         if nl < 0 or not re.match(r"^#?\s*\d{6,}(?:\.\d+)?\s*$", stripped[:nl].strip()):
             break
         stripped = stripped[nl + 1:].lstrip()
-    if stripped.startswith(("{", "[")) and not _REPORT.match(stripped) and not _IPERF_HEADER.match(stripped):
+    if stripped.startswith(("{", "[")) and not REPORT.match(stripped) and not _IPERF_HEADER.match(stripped):
         if ('"kind"' in stripped[:4000] or '"class"' in stripped[:4000]) and stripped.startswith("["):
             return "tc_qdisc"
         if any(k in stripped[:20000] for k in ('"start"', '"intervals"', '"event"', '"error"', '"connected"')):
@@ -136,7 +136,7 @@ def sniff_format(text: str) -> str | None:
     hint2 = sum(bool(_IPERF2_HINT.search(ln.strip())) for ln in content)
     if hint3 or hint2:
         return "iperf3" if hint3 > hint2 else "iperf"
-    if any(_REPORT.search(ln) for ln in content[:50]):
+    if any(REPORT.search(ln) for ln in content[:50]):
         return "iperf3" if any(re.search(r"\d\.\d\d-\s*\d+\.\d\d\s{2,}sec", ln) for ln in content) else "iperf"
     if any(_SS.search(ln) for ln in content) and any(_SS_INFO.search(ln) for ln in content):
         return "ss"

@@ -7,9 +7,9 @@ The code lives in :mod:`labcalc.measure.iperf2` (text and ``-y C`` CSV of iperf 
 
 from __future__ import annotations
 
-from ._iperf_common import _frame  # noqa: F401
-from .iperf2 import _csv_orientation, _parse_iperf2_csv, _split_summaries, read_iperf  # noqa: F401
-from .iperf3 import _timestamp_prefix, read_iperf3  # noqa: F401
-from .iperf3_json import _iperf3_json, _json_row  # noqa: F401
+from ._iperf_common import build_frame  # noqa: F401
+from .iperf2 import csv_orientation, parse_iperf2_csv, split_summaries, read_iperf  # noqa: F401
+from .iperf3 import timestamp_prefix, read_iperf3  # noqa: F401
+from .iperf3_json import parse_iperf3_json, json_row  # noqa: F401
 
 __all__ = ["read_iperf", "read_iperf3"]

@@ -9,9 +9,9 @@ import pandas as pd
 
 from ._common import BIN, Report, iter_lines, open_text
 from ._iperf_common import (
-    _CONNECTED, _CONNECT2, _E_READS, _E_WRITES_PPS, _E_WRITES_RTRY, _INFORMATIONAL, _LETTER_NE, _LISTEN2,
-    _LOOKS_LIKE_REPORT, _OUT_OF_ORDER, _REPORT, _TCP_E_TAIL, _UDP_TAIL, EXPECTED2, FORMAT2, _bad_numbers,
-    _CORE, _OPTIONAL, _clean_summary, _frame, _frame_columns, _parse_report, _udp_columns, _write_columns,
+    CONNECTED, CONNECT2, E_READS, E_WRITES_PPS, E_WRITES_RTRY, INFORMATIONAL, LETTER_NE, LISTEN2,
+    LOOKS_LIKE_REPORT, OUT_OF_ORDER, REPORT, TCP_E_TAIL, UDP_TAIL, EXPECTED2, FORMAT2, bad_numbers,
+    CORE, OPTIONAL, clean_summary, build_frame, frame_columns, parse_report, udp_columns, write_columns,
 )
 
 __all__ = ["read_iperf"]
@@ -25,7 +25,7 @@ __all__ = ["read_iperf"]
 #   then istart and iend in two fields and tool-specific columns named by the header.
 # iperf 2.2 may put the UTC offset before the time ("+0000:20250605191028.955").
 #
-# Which address comes first (see _csv_orientation): 2.0.x prints its own socket first
+# Which address comes first (see csv_orientation): 2.0.x prints its own socket first
 # (src/ReportCSV.c, CSV_peer: local, then peer); 2.1+ prints the client's socket first on
 # both sides (src/ReportOutputs.c, format_ips_ports_string swaps local and peer when
 # ThreadMode == kMode_Server).
@@ -52,7 +52,7 @@ def _csv_count(value: str) -> float:
     return v if v >= 0 else np.nan
 
 
-def _csv_orientation(rows: list[dict], header) -> tuple[str, dict]:
+def csv_orientation(rows: list[dict], header) -> tuple[str, dict]:
     """Which end of every connection is the listener, and which side printed the CSV.
 
     Returns ``(side, listener_first)``: *listener_first* maps each connection
@@ -105,7 +105,7 @@ def _csv_orientation(rows: list[dict], header) -> tuple[str, dict]:
     return "client", listener_first
 
 
-def _parse_iperf2_csv(text: str, rep: Report) -> tuple[list[dict], str]:
+def parse_iperf2_csv(text: str, rep: Report) -> tuple[list[dict], str]:
     rows = []
     header = None
     for i, line in iter_lines(text):
@@ -160,12 +160,12 @@ def _parse_iperf2_csv(text: str, rep: Report) -> tuple[list[dict], str]:
             rep.bad(i, s)
             continue
         # float() gives inf / nan only for "inf", "nan", an exponent ("1e999") or > 300 digits
-        if (len(s) > 300 or _LETTER_NE.search(s)) and _bad_numbers(row):
+        if (len(s) > 300 or LETTER_NE.search(s)) and bad_numbers(row):
             rep.bad(i, s)
             continue
         rep.ok()
         rows.append(row)
-    side, listener_first = _csv_orientation(rows, header)
+    side, listener_first = csv_orientation(rows, header)
     mixed = {r["_tuple"] for r in rows if r["_fields"] < 14} & {r["_tuple"] for r in rows if r["_fields"] >= 14}
     client_placeholders = side == "client" and header is None and not mixed
     test, sum_in_test, known = 0, False, set()
@@ -193,9 +193,9 @@ def _parse_iperf2_csv(text: str, rep: Report) -> tuple[list[dict], str]:
 
 def _parse_e_tail(rest: str, row: dict) -> bool:
     """Fill the -e columns (client, [SUM], server Reads) or the UDP server columns of *row*; False when none matches."""
-    me = _TCP_E_TAIL.match(rest)
+    me = TCP_E_TAIL.match(rest)
     if me:
-        _write_columns(row, me)
+        write_columns(row, me)
         if me["cwnd"] is not None:
             cwnd = float(me["cwnd"])
             row["cwnd_bytes"] = cwnd * BIN[me["cu"]] if cwnd >= 0 else np.nan
@@ -210,15 +210,15 @@ def _parse_e_tail(rest: str, row: dict) -> bool:
         if me["rttvar"]:
             row["rttvar_s"] = float(me["rttvar"]) * scale
         return True
-    mu = _UDP_TAIL.match(rest)
+    mu = UDP_TAIL.match(rest)
     if mu:
-        _udp_columns(row, mu)
+        udp_columns(row, mu)
         return True
-    mw = _E_WRITES_PPS.match(rest) or _E_WRITES_RTRY.match(rest)
+    mw = E_WRITES_PPS.match(rest) or E_WRITES_RTRY.match(rest)
     if mw:
-        _write_columns(row, mw)
+        write_columns(row, mw)
         return True
-    mr = _E_READS.match(rest)
+    mr = E_READS.match(rest)
     if mr:
         row["reads"] = float(mr["reads"])
         return True
@@ -364,11 +364,11 @@ def read_iperf(path) -> pd.DataFrame:
     # CSV when one of the first lines is (iperf's stderr may come first: "listener bind failed...")
     head = [ln.strip() for ln in text.split("\n", 50)[:50] if ln.strip()][:5]
     if any(_CSV2.match(ln) or _CSV2_ENHANCED.match(ln) or _CSV2_HEADER.match(ln) for ln in head):
-        rows, side = _parse_iperf2_csv(text, rep)
+        rows, side = parse_iperf2_csv(text, rep)
         rep.require_something()
-        intervals, summary = _split_summaries(rows)
-        df = _frame(intervals)
-        return rep.finish(df, {"summary": [_clean_summary(r) for r in summary], "side": side})
+        intervals, summary = split_summaries(rows)
+        df = build_frame(intervals)
+        return rep.finish(df, {"summary": [clean_summary(r) for r in summary], "side": side})
     side = None
     listen_port = None
     connections: dict[str, tuple[int, str, str]] = {}
@@ -382,15 +382,15 @@ def read_iperf(path) -> pd.DataFrame:
         if not s:
             continue
         rep.content(i, s)
-        m = _LISTEN2.match(s)
+        m = LISTEN2.match(s)
         if m:
             listen_port = int(m["port"])
             side = "server" if side in (None, "server") else "dual"
             continue
-        if _CONNECT2.match(s):
+        if CONNECT2.match(s):
             side = "client" if side in (None, "client") else "dual"
             continue
-        m = _CONNECTED.search(s)
+        m = CONNECTED.search(s)
         if m:
             n_conn += 1
             test, sum_in_test = test + sum_in_test, False
@@ -411,16 +411,16 @@ def read_iperf(path) -> pd.DataFrame:
             server_report = True
             rep.ok()
             continue
-        m = _REPORT.search(s)
+        m = REPORT.search(s)
         if not m:
-            mo = _OUT_OF_ORDER.search(s)
+            mo = OUT_OF_ORDER.search(s)
             if mo:
                 _add_out_of_order(rows, mo)
                 rep.ok()
-            elif _LOOKS_LIKE_REPORT.search(s) and not _INFORMATIONAL.search(s):
+            elif LOOKS_LIKE_REPORT.search(s) and not INFORMATIONAL.search(s):
                 rep.bad(i, s)
             continue
-        row = _parse_report(m)
+        row = parse_report(m)
         _parse_e_tail(m["rest"], row)
         conn = connections.get(row["stream"])
         if conn:
@@ -433,7 +433,7 @@ def read_iperf(path) -> pd.DataFrame:
             server_report = False
         if row["stream"].startswith("SUM"):
             row["_test"], sum_in_test = test, True
-        if len(s) > 300 and _bad_numbers(row):  # the regexes take digits only: inf needs > 300 of them
+        if len(s) > 300 and bad_numbers(row):  # the regexes take digits only: inf needs > 300 of them
             rep.bad(i, s)
             continue
         rep.ok()
@@ -447,7 +447,7 @@ def read_iperf(path) -> pd.DataFrame:
     blocks.add(rows)
     del rows
     df, summary = blocks.finish()
-    return rep.finish(df, {"summary": [_clean_summary(r) for r in summary], "side": side})
+    return rep.finish(df, {"summary": [clean_summary(r) for r in summary], "side": side})
 
 
 def _add_out_of_order(rows: list[dict], m: re.Match) -> None:
@@ -459,7 +459,7 @@ def _add_out_of_order(rows: list[dict], m: re.Match) -> None:
             return
 
 
-def _split_summaries(rows: list[dict]) -> tuple[list[dict], list[dict]]:
+def split_summaries(rows: list[dict]) -> tuple[list[dict], list[dict]]:
     """Separate the whole-test lines from the interval lines (iperf 2).
 
     The second line of a stream that starts at 0 is its whole-test line. A stream is its ID
@@ -474,7 +474,7 @@ def _split_summaries(rows: list[dict]) -> tuple[list[dict], list[dict]]:
 
 
 def _split_rows(rows: list[dict], seen: set) -> tuple[list[dict], list[dict]]:
-    """:func:`_split_summaries` of consecutive blocks of rows (*seen* carries over)."""
+    """:func:`split_summaries` of consecutive blocks of rows (*seen* carries over)."""
     intervals, summary = [], []
     for r in rows:
         if r["stream"].startswith("SUM"):
@@ -504,7 +504,7 @@ _OBJECT_COLUMNS = ("stream", "src", "dst", "direction", "timestamp", "omitted", 
 class _IntervalBlocks:
     """The rows of an iperf 2 text report, split and turned into columns a block at a time.
 
-    What :func:`_split_summaries` and :func:`_frame` decide on the whole list is kept
+    What :func:`split_summaries` and :func:`build_frame` decide on the whole list is kept
     across blocks: the streams seen, which optional columns some row holds, and whether an
     out-of-order count appeared (then every row without one counts 0).
     """
@@ -523,7 +523,7 @@ class _IntervalBlocks:
         intervals, summary = _split_rows(rows, self.seen)
         self.summary.extend(summary)
         cols = {}
-        for c in _CORE + _OPTIONAL:
+        for c in CORE + OPTIONAL:
             values = [r.get(c) for r in intervals]
             if c not in self.present and any(v is not None for v in values):
                 self.present.add(c)
@@ -533,24 +533,24 @@ class _IntervalBlocks:
             else:
                 try:
                     arr = np.array([np.nan if v is None else v for v in values], dtype=float)
-                except (TypeError, ValueError):  # as _frame: what is not a number is NaN
+                except (TypeError, ValueError):  # as build_frame: what is not a number is NaN
                     arr = pd.to_numeric(pd.Series(values, dtype=object), errors="coerce").to_numpy(dtype=float)
             cols[c] = arr
         self.blocks.append(cols)
         self.n += len(intervals)
 
     def finish(self) -> tuple[pd.DataFrame, list[dict]]:
-        """``(frame of the intervals, summary rows)``, as :func:`_split_summaries` and :func:`_frame` give them."""
+        """``(frame of the intervals, summary rows)``, as :func:`split_summaries` and :func:`build_frame` give them."""
         if self.out_of_order:
             for r in self.summary:
                 r.setdefault("out_of_order", 0.0)
         if not self.n:
             intervals = [{k: v for k, v in r.items() if k != "role"} for r in self.summary]
-            return _frame(intervals), self.summary
-        data = {c: np.concatenate([b.pop(c) for b in self.blocks]) for c in _CORE + _OPTIONAL}
+            return build_frame(intervals), self.summary
+        data = {c: np.concatenate([b.pop(c) for b in self.blocks]) for c in CORE + OPTIONAL}
         self.blocks = []
         if self.out_of_order:
             ooo = data["out_of_order"]
             ooo[np.isnan(ooo)] = 0.0
             self.present.add("out_of_order")
-        return _frame_columns(data, self.present), self.summary
+        return frame_columns(data, self.present), self.summary

@@ -11,11 +11,11 @@ import pandas as pd
 
 from ._common import BIN, DEC, Report, ToolErrorWarning, iter_lines, open_text
 from ._iperf_common import (
-    _CONNECTED, _DAMAGED_REPORT3, _IPERF3_TCP_TAIL, _LOOKS_LIKE_REPORT, _REPORT, _ROLE, _UDP_TAIL, EXPECTED3,
-    FORMAT3, _CORE, _OPTIONAL, _STR_COLUMNS, _bad_numbers, _bytes, _clean_summary, _frame, _frame_columns,
-    _parse_report, _udp_columns,
+    CONNECTED, DAMAGED_REPORT3, IPERF3_TCP_TAIL, LOOKS_LIKE_REPORT, REPORT, ROLE, UDP_TAIL, EXPECTED3,
+    FORMAT3, CORE, OPTIONAL, STR_COLUMNS, bad_numbers, amount_bytes, clean_summary, build_frame, frame_columns,
+    parse_report, udp_columns,
 )
-from .iperf3_json import _iperf3_json
+from .iperf3_json import parse_iperf3_json
 
 __all__ = ["read_iperf3"]
 
@@ -125,8 +125,8 @@ def read_iperf3(path) -> pd.DataFrame:
     name, text = open_text(path)
     rep = Report(name, FORMAT3, EXPECTED3)
     if text.lstrip().startswith("{"):
-        return _iperf3_json(name, text, rep)
-    st = _Text(stamp=_timestamp_prefix(text))
+        return parse_iperf3_json(name, text, rep)
+    st = _Text(stamp=timestamp_prefix(text))
     if st.stamp is None and _FAST_ENABLED:
         _scan_fast(text, st, rep)
     else:
@@ -142,11 +142,11 @@ def read_iperf3(path) -> pd.DataFrame:
     rep.require_something()
     extra = {"summary": client.summary, "side": client.side, "reverse": client.reverse}
     if server is not None:
-        extra["server_output"] = {"intervals": [_clean_summary(r) for r in server.rows], "summary": server.summary}
+        extra["server_output"] = {"intervals": [clean_summary(r) for r in server.rows], "summary": server.summary}
     if error is not None:
         extra["tool_error"] = error[1]
         warnings.warn(f"{name}, line {error[0]}: {error[1]}", ToolErrorWarning, stacklevel=2)
-    df = _merged_frame(client) if client.fast else _frame(client.rows)
+    df = _merged_frame(client) if client.fast else build_frame(client.rows)
     if "omitted" not in df:
         df["omitted"] = False
     return rep.finish(df, extra)
@@ -210,7 +210,7 @@ def _text_line(st: _Text, rep: Report, i: int, line: str) -> None:
         sec.after_separator = True
         rep.ok()
         return
-    m = _CONNECTED.search(s)
+    m = CONNECTED.search(s)
     if m:
         local, peer = f"{m['lip']}:{m['lport']}", f"{m['rip']}:{m['rport']}"
         sender_is_local = (sec.side == "client") != sec.reverse
@@ -219,16 +219,16 @@ def _text_line(st: _Text, rep: Report, i: int, line: str) -> None:
         sec.in_summary = False
         rep.ok()
         return
-    m = _REPORT.search(s)
+    m = REPORT.search(s)
     if not m:
-        if _LOOKS_LIKE_REPORT.search(s) or _DAMAGED_REPORT3.match(s):
+        if LOOKS_LIKE_REPORT.search(s) or DAMAGED_REPORT3.match(s):
             rep.bad(i, s)
         return
-    row = _parse_report(m)
+    row = parse_report(m)
     if ts is not None:
         row["timestamp"] = ts
     rest = m["rest"]
-    role = _ROLE.search(rest)
+    role = ROLE.search(rest)
     if role:
         rest = rest[: role.start()]
     if "(omitted)" in rest:
@@ -238,14 +238,14 @@ def _text_line(st: _Text, rep: Report, i: int, line: str) -> None:
         row["omitted"] = False
     rest = rest.strip()
     if rest:
-        mu = _UDP_TAIL.match(rest)
+        mu = UDP_TAIL.match(rest)
         if mu:
-            _udp_columns(row, mu)
+            udp_columns(row, mu)
         else:
-            mt = _IPERF3_TCP_TAIL.match(rest)
+            mt = IPERF3_TCP_TAIL.match(rest)
             if mt and mt["cwnd"] is not None:
                 row["retransmits"] = float(mt["retr"])
-                row["cwnd_bytes"] = _bytes(mt["cwnd"], mt["cu"])
+                row["cwnd_bytes"] = amount_bytes(mt["cwnd"], mt["cu"])
             elif mt and not mt["tail"].strip():
                 # one number: Retr (TCP) or Total Datagrams (UDP sender), as the header says
                 if _datagram_header(sec.header):
@@ -259,13 +259,13 @@ def _text_line(st: _Text, rep: Report, i: int, line: str) -> None:
     if conn:
         # --bidir: the RX streams carry data from the remote side
         row["src"], row["dst"] = conn[::-1] if str(row.get("direction", "")).startswith("RX") else conn
-    if len(s) > 300 and _bad_numbers(row):  # the regexes take digits only: inf needs > 300 of them
+    if len(s) > 300 and bad_numbers(row):  # the regexes take digits only: inf needs > 300 of them
         rep.bad(i, s)
         return
     rep.ok()
     if sec.in_summary or role:
         row["role"] = role.group(1) if role else "summary"
-        sec.summary.append(_clean_summary(row))
+        sec.summary.append(clean_summary(row))
     else:
         sec.rows.append(row)
         sec.row_lines.append(i)
@@ -304,7 +304,7 @@ _ANCHOR3 = re.compile(
 _SHAPE = re.compile(r"(\d+)|([A-Za-z]+)|(\s+)|(.)")
 
 
-def _timestamp_prefix(text: str):
+def timestamp_prefix(text: str):
     """Regex of the ``--timestamps`` prefix of the lines (None when the lines have none).
 
     iperf3 prints ``strftime(--timestamps format)`` before every line, ``"%c "`` by
@@ -494,11 +494,11 @@ def _merged_frame(sec: _Section) -> pd.DataFrame:
     parts, sec.fast = sec.fast, []  # the blocks are freed as the columns are joined
     if sec.rows:
         slow = {"_line": np.asarray(sec.row_lines, dtype=np.int64)}
-        for c in _CORE + _OPTIONAL:
+        for c in CORE + OPTIONAL:
             vals = [r.get(c) for r in sec.rows]
             if all(v is None for v in vals):
                 continue
-            if c in _STR_COLUMNS:
+            if c in STR_COLUMNS:
                 slow[c] = np.fromiter((-1 if v is None else sec.streams.setdefault(v, len(sec.streams)) for v in vals),
                                       np.int32, len(vals))
             elif c == "omitted":
@@ -514,7 +514,7 @@ def _merged_frame(sec: _Section) -> pd.DataFrame:
     order = None if np.all(line[1:] > line[:-1]) else np.argsort(line, kind="stable")
     data = {}
     for c in sorted(present - {"_line"}):
-        if c in _STR_COLUMNS:
+        if c in STR_COLUMNS:
             v = np.concatenate([p.get(c, np.full(len(p["_line"]), -1, np.int32)) for p in parts])
             v = names[v if order is None else v[order]]
         else:
@@ -524,4 +524,4 @@ def _merged_frame(sec: _Section) -> pd.DataFrame:
         data[c] = v
         for p in parts:
             p.pop(c, None)
-    return _frame_columns(data, present)
+    return frame_columns(data, present)

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ._common import MeasurementFormatError, Report, ToolErrorWarning, check_json_depth, iter_lines, json_unclosed
-from ._iperf_common import EXPECTED3, FORMAT3, _clean_summary, _frame
+from ._iperf_common import EXPECTED3, FORMAT3, clean_summary, build_frame
 
 
 def _line_of(text: str, pos: int) -> int:
@@ -72,7 +72,7 @@ class _Json:
         raise self.fail(path, value, "a socket number")
 
 
-def _iperf3_json(name: str, text: str, rep: Report) -> pd.DataFrame:
+def parse_iperf3_json(name: str, text: str, rep: Report) -> pd.DataFrame:
     try:
         return _iperf3_json_docs(name, text, rep)
     except RecursionError:
@@ -178,12 +178,12 @@ def _iperf3_json_docs(name: str, text: str, rep: Report) -> pd.DataFrame:
             streams = j.arr(interval.get("streams"), f"intervals[{k}].streams")
             for n, st in enumerate(streams):
                 path = f"intervals[{k}].streams[{n}]"
-                rows.append(_json_row(j.obj(st, path), conns, local_sends, j, path))
+                rows.append(json_row(j.obj(st, path), conns, local_sends, j, path))
             if len(streams) > 1:
                 for key in ("sum", "sum_bidir_reverse"):
                     if key in interval:
                         path = f"intervals[{k}].{key}"
-                        r = _json_row(j.obj(interval[key], path), {}, local_sends, j, path)
+                        r = json_row(j.obj(interval[key], path), {}, local_sends, j, path)
                         r["stream"] = "SUM" if key == "sum" else "SUM-reverse"
                         rows.append(r)
         end = j.obj(doc.get("end"), "end")
@@ -192,23 +192,23 @@ def _iperf3_json_docs(name: str, text: str, rep: Report) -> pd.DataFrame:
             for role in ("sender", "receiver", "udp"):
                 if role in st:
                     path = f"end.streams[{n}].{role}"
-                    r = _json_row(j.obj(st[role], path), conns, local_sends, j, path)
+                    r = json_row(j.obj(st[role], path), conns, local_sends, j, path)
                     r["role"] = role
-                    clean = _clean_summary(r)
-                    # unknown RTT / cwnd (see _json_row) stay in the summary as NaN
+                    clean = clean_summary(r)
+                    # unknown RTT / cwnd (see json_row) stay in the summary as NaN
                     clean.update({k: r[k] for k in _UNKNOWN_END if k in r and r[k] is not None and np.isnan(r[k])})
                     summary.append(clean)
         for key in ("sum_sent", "sum_received", "sum", "sum_sent_bidir_reverse", "sum_received_bidir_reverse"):
             if key in end:
-                r = _json_row(j.obj(end[key], f"end.{key}"), {}, local_sends, j, f"end.{key}")
+                r = json_row(j.obj(end[key], f"end.{key}"), {}, local_sends, j, f"end.{key}")
                 r["stream"] = "SUM"
                 r["role"] = key
-                summary.append(_clean_summary(r))
+                summary.append(clean_summary(r))
         info.setdefault("congestion", end.get("sender_tcp_congestion"))
     if trailing is not None:
         _trailing_text(trailing, info, rep)
     rep.require_something()
-    df = _frame(rows)
+    df = build_frame(rows)
     info["summary"] = summary
     extra = {k: v for k, v in info.items() if v is not None}
     extra.setdefault("side", None)  # neither connecting_to nor accepted_connection: unknown
@@ -239,7 +239,7 @@ def _trailing_text(trailing: tuple[int, str], info: dict, rep: Report) -> None:
 _UNKNOWN_END = ("rtt_s", "rtt_min_s", "rtt_max_s", "cwnd_max_bytes")
 
 
-def _json_row(st: dict, conns: dict, local_sends: bool = True, j: _Json | None = None, path: str = "") -> dict:
+def json_row(st: dict, conns: dict, local_sends: bool = True, j: _Json | None = None, path: str = "") -> dict:
     if j is None:
         j = _Json(Report("<json>", FORMAT3, EXPECTED3), None)
 
