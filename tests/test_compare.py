@@ -229,8 +229,8 @@ def test_loss_like_metrics_that_are_not_rates_are_accepted():
     assert set(m.file) == {"<stream>"}
 
 
-def test_check_answer_wording():
-    from labcalc.compare import check_answer
+def test_check_cell_wording():
+    from labcalc.grading import check_cell as check_answer
 
     assert check_answer(1.22, 1.2247, unit="1", quiet=True).message == (
         "Correct: '1.22' is within 1 % of the expected value.")

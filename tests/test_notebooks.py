@@ -45,6 +45,8 @@ SEED_NOTEBOOKS = {
 CHECK = "nbval-check-output"
 IGNORE = "nbval-ignore-output"
 MEASUREMENTS_RE = re.compile(r'^MEASUREMENTS\s*=\s*"([^"]+)"\s*$', re.M)
+#: An answer-check call (``ok = check("Q4", my_q4)``, bound by ``grading.cell_checker``), not in a comment.
+ANSWER_CHECK_RE = re.compile(r"^[^#\n]*(?<![.\w])check\(", re.M)
 WIDGET_RE = re.compile(r"viz\.\w+\.(\w+_explorer|answer_checker)\(")
 
 
@@ -129,7 +131,7 @@ def test_structure_follows_design(notebook):
     for cell in widget_cells:
         assert IGNORE in tags(cell), f"{name}: explorer cell not tagged {IGNORE}: {source(cell)[:80]}"
     # answers are checked: check cells exist and are compared by nbval
-    checks = [c for c in codes if "check_answer(" in source(c)]
+    checks = [c for c in codes if ANSWER_CHECK_RE.search(source(c))]
     assert len(checks) >= 3, f"{name}: only {len(checks)} check-your-answer cells"
     for cell in checks:
         assert CHECK in tags(cell), f"{name}: check cell not tagged {CHECK}: {source(cell)[:80]}"
@@ -411,7 +413,7 @@ def test_notebook_runs_with_a_messy_file(name, tmp_path):
             assert out["output_type"] != "error", f"{name}: code cell {k} failed: {out.get('ename')}: {out.get('evalue')}"
         # every compared result is unchanged (answer checks aside: they do not read the file);
         # a note on a row the bundled file lacks too now names the messy file
-        if CHECK in tags(cell) and "check_answer(" not in cell.source:
+        if CHECK in tags(cell) and not ANSWER_CHECK_RE.search(cell.source):
             expected = output_text(stored[cell.get("id")]).replace(f"in {bundled.name}", "in messy.csv")
             assert output_text(cell) == expected, f"{name}: code cell {k} changed"
             compared += 1

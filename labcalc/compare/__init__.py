@@ -4,7 +4,8 @@ The package has one module per job, and every public name is importable from her
 :mod:`~labcalc.compare.files` reads measurement tables (:func:`load_measurements`),
 :mod:`~labcalc.compare.lookup` looks values up in them (:func:`measured`, :func:`select`),
 :mod:`~labcalc.compare.tables` puts predictions beside measurements (:func:`compare`,
-:func:`format_comparison`, :func:`check_answer`).
+:func:`format_comparison`). Checking a student's answer is grading's job:
+:func:`labcalc.grading.check_cell`.
 
 A measurement file is a CSV with one value per row (the layout of
 ``data/measurements/lab5/*.csv``)::
@@ -43,7 +44,7 @@ from __future__ import annotations
 from .files import (FILE_COLUMNS, KEY_COLUMNS, MAX_FILE_BYTES, REQUIRED_COLUMNS, MeasurementError, load_measurements,
                     metric_kind)
 from .lookup import if_measured, measured, measurement_rows, missing_inputs, missing_note, select
-from .tables import check_answer, compare, compare_band, compare_measured, format_band, format_comparison, pick
+from .tables import compare, compare_band, compare_measured, format_band, format_comparison, pick
 
 __all__ = [
     "REQUIRED_COLUMNS",
@@ -64,6 +65,5 @@ __all__ = [
     "compare_band",
     "format_band",
     "pick",
-    "check_answer",
     "MeasurementError",
 ]

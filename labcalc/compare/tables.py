@@ -9,14 +9,13 @@ stated threshold; :func:`compare_measured` looks the measured values up in a tab
 from __future__ import annotations
 
 import math
-import re
 
 from .files import rows_text
 from .files import load_measurements  # noqa: F401  (the Examples sections use it)
 from .lookup import matching_rows, measured, missing_note
 
-__all__ = ["compare", "compare_measured", "format_comparison", "compare_band", "format_band", "pick",
-           "check_answer"]
+__all__ = ["compare", "compare_measured", "format_comparison", "compare_band", "format_band", "pick"]
+
 
 def compare(rows, rtol: float = 0.05):
     """Prediction vs measurement table with relative error and verdict.
@@ -400,111 +399,3 @@ def pick(answers, question: str, contains: str | None = None) -> float:
         raise KeyError(f"{len(rows)} answers match question={question!r}, contains={contains!r}; "
                        f"expected exactly one{listing}")
     return float(rows["value"].iloc[0])
-
-
-#: An answer id of a lab (``"Q4"``, ``"Q13.6"``, ``"q13"``): :func:`check_answer` then
-#: checks against the lab's answer key.
-_ANSWER_ID = re.compile(r"\s*[Qq]\d+(?:\.\d+)?\s*")
-
-
-def check_answer(answer, expected=None, unit: str | None = None, rtol: float | None = None,
-                 atol: float | None = None, label: str | None = None, quiet: bool = False,
-                 *, lab: str = "lab5", seed: int = 0, **options):
-    """Check a student's answer in a notebook: one printed line, the grader's verdict.
-
-    Two forms:
-
-    - ``check_answer("Q13.6", my_answer)``: a question of the lab's handout, by its
-      answer id (this form is taken when the first argument is an answer id and no
-      ``unit``, ``rtol`` or ``atol`` is given: the answer key sets them). The answer is checked against the lab's answer key
-      (:func:`labcalc.grading.check_answer`) with the question's unit, tolerance and
-      every slip the key knows (forgotten headers, the other byte accounting, rate
-      for goodput...), exactly as the batch grader :func:`labcalc.grading.grade`
-      grades it: same score, diagnosis and message. A question that asks for several
-      numbers (``"Q13"``) prints the ids and labels of its parts instead.
-    - ``check_answer(my_answer, expected, unit="Mbit/s")``: any other value, through
-      :func:`labcalc.grading.check` (which does the unit handling, the tolerance and
-      the classic slips). A plain number (``unit="1"``) is quoted without a unit.
-
-    Parameters
-    ----------
-    answer : str, number or None
-        In the first form, the answer id (``"Q4"``, ``"Q13.6"``). In the second, the
-        answer: a text with its unit (``"4.69 Mbit/s"``, ``"4690 kbps"``, ``"6.2 %"``,
-        ``"300 ms"``); a number is read as the same number typed without quotes, so a
-        rate, a size or a time needs its unit, and a share without a % sign is a
-        fraction (see :func:`labcalc.grading.check`). None, ``...`` or an empty text
-        means "not answered yet".
-    expected : float, str or None
-        In the first form, the answer (as above). In the second, the expected value
-        in base units (as labcalc computes it) or a text with a unit.
-    unit : str, optional
-        Second form only: unit of the question, e.g. ``"kbit/s"``, ``"Mbit/s"``,
-        ``"bytes"``, ``"ms"``, ``"%"``; ``"1"`` (or ``""``) for a plain number.
-    rtol, atol : float, optional
-        Second form only: relative tolerance (default 0.01) and absolute tolerance
-        (default 0) [base units].
-    label : str, optional
-        Printed at the start of the line; by default the answer id in the first form
-        and ``"answer"`` in the second.
-    quiet : bool, default False
-        Do not print.
-    lab : str, default "lab5"
-        First form: the lab whose answer key is used.
-    seed : int, default 0
-        First form: the variant (0 is the handout's numbers).
-    **options
-        First form: ``accounting``, ``sigfigs``, ``credit`` of
-        :func:`labcalc.grading.check_answer`. Second form: passed to
-        :func:`labcalc.grading.check` (``alternatives``, ``efficiency``, ``sigfigs``,
-        ``credit``...) to recognise slips that depend on the scenario.
-
-    Returns
-    -------
-    labcalc.grading.CheckResult or None
-        ``correct``, ``score``, ``message`` (without the label), ``diagnosis``, ...;
-        None when the answer id names several answers or none (the line printed says
-        which ids there are).
-
-    Examples
-    --------
-    >>> ok = check_answer("Q4", "5 Mbit/s")
-    Q4: Partly right (50 % of the points): '5 Mbit/s' is off by exactly the frame efficiency (0.938 = payload bytes / frame bytes): count the header bytes of every frame.
-    >>> ok = check_answer("Q13.7", "6.2 %", label="Q13 A2 loss")
-    Q13 A2 loss: Correct: '6.2 %' is within 1 % + 0.1 percentage points of the expected value.
-    >>> parts = check_answer("Q44", "30 ms")
-    Q44: lab5 question Q44 asks for 2 numbers; check each one by its own id:
-      Q44.1   queueing delay at router 2 (both directions)
-      Q44.2   queueing delay at router 1 (both directions)
-    >>> ok = check_answer("4.69 Mbit/s", 4_690_431.5, unit="kbit/s", label="Q4")
-    Q4: Correct: '4.69 Mbit/s' is within 1 % of the expected value.
-    >>> check_answer("586 kbit/s", 4_690_431.5, unit="kbit/s", quiet=True).diagnosis
-    'bytes_bits'
-    >>> ok = check_answer(1.22, 1.2247, unit="1", label="Q19 c")
-    Q19 c: Correct: '1.22' is within 1 % of the expected value.
-    """
-    from labcalc import grading
-    from labcalc.grading.keys import AnswerIdError
-
-    by_id = unit is None and rtol is None and atol is None
-    if by_id and isinstance(answer, str) and _ANSWER_ID.fullmatch(answer):
-        answer_id = "Q" + answer.strip()[1:]
-        label = answer_id if label is None else label
-        mine = None if expected is Ellipsis else expected
-        try:
-            result = grading.check_answer(answer_id, mine, lab=lab, seed=seed, **options)
-        except AnswerIdError as exc:
-            if not quiet:
-                print(f"{label}: {exc}")
-            return None
-    else:
-        if answer is Ellipsis:
-            answer = None
-        plain = unit is not None and str(unit).strip() in ("", "1")
-        result = grading.check(answer, expected, unit="" if plain else unit,
-                               rtol=0.01 if rtol is None else rtol, atol=0.0 if atol is None else atol,
-                               **options)
-        label = "answer" if label is None else label
-    if not quiet:
-        print(f"{label}: {result.message}")
-    return result

@@ -2,6 +2,8 @@
 
 - :func:`check` -- one answer against an expected value (notebook check cells);
   :func:`check_answer` -- one answer against a lab's answer key, all slips included;
+  :func:`check_cell`, :func:`cell_checker` -- the same verdicts printed in a notebook's
+  answer cells;
 - :func:`answer_key`, :func:`answer_keys` -- the answers of lab variants, with the values
   of the slips (cached; many at once in worker processes);
 - :func:`grade`, :func:`grade_file`, :func:`read_answers` -- a class's answers file
@@ -36,6 +38,7 @@ from labcalc.grading.batch import (
 )
 from labcalc.grading.export import gift, moodle_xml
 from labcalc.grading.simulate import simulate_class
+from labcalc.grading.notebook import cell_checker, check_cell
 
 __all__ = [
     "check",
@@ -51,6 +54,8 @@ __all__ = [
     "clear_key_cache",
     "AnswerKey",
     "check_answer",
+    "check_cell",
+    "cell_checker",
     "read_answers",
     "AnswerSheet",
     "AnswerFileError",

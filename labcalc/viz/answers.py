@@ -21,7 +21,7 @@ __all__ = ["answer_values", "answer_readout", "answer_checker"]
 
 
 def answer_values(answer="", expected=4_690_431.5, unit="kbit/s", rtol=0.01, alternatives=None):
-    """The verdict of :func:`labcalc.compare.check_answer` for a typed answer.
+    """The verdict of :func:`labcalc.grading.check_cell` for a typed answer.
 
     ``alternatives`` are the values of scenario-dependent slips, passed to
     :func:`labcalc.grading.check` (e.g. ``{"wire_vs_shaper": ...}``).
@@ -49,9 +49,9 @@ def answer_values(answer="", expected=4_690_431.5, unit="kbit/s", rtol=0.01, alt
     >>> answer_values("4.69 Mbit/s")["correct"]
     True
     """
-    from labcalc.compare import check_answer
+    from labcalc.grading import check_cell
 
-    result = check_answer(answer if str(answer).strip() else None, expected, unit=unit, rtol=rtol,
+    result = check_cell(answer if str(answer).strip() else None, expected, unit=unit, rtol=rtol,
                           label="your answer", quiet=True, alternatives=alternatives)
     return {"correct": result.correct, "message": f"your answer: {result.message}"}
 
