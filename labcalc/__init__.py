@@ -1,10 +1,12 @@
 """labcalc: theory and measurements for congestion-control lab work.
 
-The package is split into one module per topic (see ``DESIGN.md``):
+The package is split into one module per topic (``docs/design.md`` is the map):
 
-- :mod:`labcalc.units`      unit helpers and the pint registry used to parse answers
+- :mod:`labcalc.units`      unit helpers and the one unit grammar (answers, files, scenarios)
+- :mod:`labcalc.numbers`    reading a typed number: normalisation, number and unit split
 - :mod:`labcalc.framing`    header sizes, frame / wire / shaper sizes, efficiency, goodput
-- :mod:`labcalc.network`    links, flows, routing matrix, TOML scenarios
+- :mod:`labcalc.network`    links, flows, routing matrix
+- :mod:`labcalc.scenario`   scenario TOML files read, checked and turned into networks
 - :mod:`labcalc.openloop`   UDP without congestion control through drop-tail FIFOs
 - :mod:`labcalc.fairness`   max-min, proportional, alpha-fair and TCP-Reno allocations
 - :mod:`labcalc.tcp`        loss-throughput formulas, RTT bias, CUBIC, BDP
@@ -13,7 +15,9 @@ The package is split into one module per topic (see ``DESIGN.md``):
 - :mod:`labcalc.symbolic`   sympy derivations shown in the notebooks
 - :mod:`labcalc.compare`    predictions next to measurements
 - :mod:`labcalc.measure`    readers for the tools' outputs (iperf, ping, ss, tc, ...)
-- :mod:`labcalc.labs`       one module per lab handout (questions as functions)
+- :mod:`labcalc.labs`       one package per lab handout behind a registry (the Lab framework)
+- :mod:`labcalc.grading`    answers checked, classes graded, quizzes exported
+- :mod:`labcalc.viz`        figures and widget explorers, by topic
 
 Submodules are imported lazily, so ``import labcalc`` stays fast (no numpy, pandas,
 scipy or cvxpy until a module that needs them is touched).
@@ -30,6 +34,7 @@ _SUBMODULES = {
     "numbers",
     "framing",
     "network",
+    "scenario",
     "openloop",
     "fairness",
     "tcp",

@@ -1,0 +1,110 @@
+"""The house rules that keep the package navigable, checked on every run.
+
+* The layers of ``docs/design.md`` (upper may import lower, never the reverse) and the
+  absence of import cycles between sibling modules are import-linter contracts written in
+  ``pyproject.toml``; this test runs them.
+* No private name (``_name``) is imported from another module: a helper that two modules
+  need is public in the module that owns it. Private *modules* (``labcalc._textio``,
+  ``labcalc.measure._common``) are governed by import-linter's private-modules contract.
+* No module is much over 800 lines, so that each one stays readable in one sitting.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "labcalc"
+MAX_MODULE_LINES = 850
+
+
+def _module_name(path: pathlib.Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _resolve(module: str, node: ast.ImportFrom, package: str) -> str:
+    if not node.level:
+        return node.module or ""
+    base = package.split(".")
+    base = base[: len(base) - node.level + 1]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def _is_module(dotted: str) -> bool:
+    try:
+        return importlib.util.find_spec(dotted) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def _lint_imports() -> subprocess.CompletedProcess:
+    lint = pathlib.Path(sys.executable).with_name("lint-imports")
+    return subprocess.run([str(lint), "--no-cache"], cwd=ROOT, capture_output=True, text=True)
+
+
+def test_layer_contracts_hold():
+    result = _lint_imports()
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+    assert "0 broken" in result.stdout
+
+
+def test_an_upward_import_breaks_the_contract():
+    # The contract must be able to fail: a core module importing grading is refused.
+    probe = PACKAGE / "tcp" / "_layer_probe_tmp.py"
+    probe.write_text("import labcalc.grading  # noqa: F401\n", encoding="utf-8")
+    try:
+        result = _lint_imports()
+    finally:
+        probe.unlink()
+    assert result.returncode != 0
+    assert "labcalc.tcp._layer_probe_tmp" in result.stdout and "labcalc.grading" in result.stdout
+
+
+def _private_imports():
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        module = _module_name(path)
+        package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            source = _resolve(module, node, package)
+            for alias in node.names:
+                name = alias.name
+                if not name.startswith("_") or name.startswith("__"):
+                    continue
+                if _is_module(f"{source}.{name}"):
+                    continue  # a private module: the private-modules contract covers it
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {name} from {source}")
+    return found
+
+
+def test_no_private_name_crosses_a_module():
+    assert _private_imports() == []
+
+
+def test_the_scan_sees_a_private_import():
+    # The scan itself must be able to fail: a module importing a private helper is found.
+    bad = PACKAGE / "_layers_probe_tmp.py"
+    bad.write_text("from labcalc.units import _probe_helper\n", encoding="utf-8")
+    try:
+        assert any("_probe_helper" in line for line in _private_imports())
+    finally:
+        bad.unlink()
+
+
+@pytest.mark.parametrize(
+    "path", sorted(PACKAGE.rglob("*.py")), ids=lambda p: str(p.relative_to(ROOT))
+)
+def test_module_size(path):
+    lines = len(path.read_text(encoding="utf-8").splitlines())
+    assert lines <= MAX_MODULE_LINES, f"{path.relative_to(ROOT)} has {lines} lines; split it by topic"
