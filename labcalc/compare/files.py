@@ -238,6 +238,9 @@ def load_measurements(source, quiet: bool = False):
     ...
     labcalc.compare.MeasurementError: <stream>, row 2, column 'unit': blank unit for metric 'rtt' (value 60); give its unit: a time (s, ms)
     """
+    # Long because it is the one place that reads a measurement table row by row and
+    # names the file, row and column of every refusal; each check is a few lines and
+    # they run in file order.
     import pandas as pd
 
     if isinstance(source, (str, Path)) and not (isinstance(source, str) and "\n" in source):

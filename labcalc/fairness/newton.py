@@ -180,6 +180,9 @@ def dual_newton(R, c, d, w, alpha, max_iter, start, tol=1e-10):
     link index or -1)`` of a max-min allocation with weights ``w**(1/alpha)``.
     Returns rates x (N,), link prices p (L,), the iteration count and a note ("").
     """
+    # Long because it is one Newton iteration (gradient, Hessian, damped step, line
+    # search, stopping tests) whose state is shared by every step; split up, the state
+    # would be passed around in a dozen arguments.
     max_iter = 100 if max_iter is None else int(max_iter)
     L = R.shape[0]
     nm = _Normal(R)

@@ -425,6 +425,8 @@ def evaluate(given, status, expected, bases, rtol, atol, sigfigs, display_factor
     >>> out["diagnosis"].tolist(), out["score"].tolist()
     (['bytes_bits', None], [0.5, 1.0])
     """
+    # Long because it evaluates every slip for a whole batch of answers at once
+    # (vectorised); the slips are a flat sequence of masks, each a few lines.
     credit = credit_table(credit)
     given = np.asarray(given, float)
     expected = np.asarray(expected, float)

@@ -375,6 +375,8 @@ def cwnd_phases(trace: pd.DataFrame, ssthresh: pd.DataFrame | None = None, *, se
     2     0.6         11.0         8.0  congestion-avoidance          new ACK
     3     0.8          9.0         1.0            slow-start          timeout
     """
+    # Long because it is one state machine over the trace (slow start, avoidance,
+    # recovery, timeout); its transitions read best side by side.
     if not isinstance(trace, pd.DataFrame):
         raise ValueError(f"trace: expected a DataFrame with time_s and cwnd_bytes or cwnd_segments, got {type(trace).__name__}")
     if not 0.0 < min_drop < 1.0:

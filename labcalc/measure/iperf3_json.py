@@ -83,6 +83,9 @@ def parse_iperf3_json(name: str, text: str, rep: Report) -> pd.DataFrame:
 
 
 def _iperf3_json_docs(name: str, text: str, rep: Report) -> pd.DataFrame:
+    # Long because it splits the three JSON shapes iperf3 writes (one document, several
+    # appended documents, --json-stream lines) and keeps the line of every damaged one
+    # for the report.
     stripped = text.strip()
     docs = []
     trailing = None  # (line number, text) after the last JSON document

@@ -371,6 +371,8 @@ def read_tc_qdisc(path) -> pd.DataFrame:
     0  1.700000e+09  pfifo      100      0               20          30280
     1  1.700000e+09  pfifo     1000      7              100         151400
     """
+    # Long because its nested functions are the line parser and the bulk parser of the
+    # same format and share the state of one file (current sample, current qdisc).
     name, text = open_text(path)
     rep = Report(name, FORMAT_TC, EXPECTED_TC)
     head = _after_stamps(text)

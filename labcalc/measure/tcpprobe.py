@@ -337,6 +337,8 @@ def read_tcp_probe(path, port: int | None = None, srtt_unit: str | None = None, 
     0  12.5000             10                NaN  0.0025   16
     1  12.5025             11                7.0  0.0026   32
     """
+    # Long because it reads the four tcp_probe line formats in one vectorised pass and
+    # reports the malformed lines of each by number.
     if srtt_unit is not None and srtt_unit not in _SRTT_FACTORS:
         raise ValueError(f"srtt_unit: expected one of {sorted(_SRTT_FACTORS)}, got {srtt_unit!r}")
     if hz is not None:

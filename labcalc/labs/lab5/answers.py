@@ -58,6 +58,8 @@ _TEXTS = AnswerTexts(default_params=Params, label_fields=label_fields, prompt_fi
 
 def _answers() -> tuple[Answer, ...]:
     A = Answer
+    # Long because it is a table: one Answer declaration per handout question, in
+    # question order.
     out = [
         A("Q3", "bytes a {payload}-byte UDP datagram takes on the link (Ethernet frame)", "byte",
           lambda p, acc: p.udp_payload_bytes * p.udp_wire_factor(acc),
