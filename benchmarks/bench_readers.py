@@ -13,7 +13,7 @@ the file size, against the targets >= 20 MB/s and <= 3x the file.
 
 Run: ``.venv/bin/python benchmarks/bench_readers.py [--lines N] [--small N] [--worst-mb MB]``;
 ``--quick`` runs small sizes only (1e5 lines, 20 MB worst-case files); ``--worst-only`` skips
-the other tables.
+the other tables; ``--only read_ss`` (repeatable) limits the worst cases to those readers.
 """
 
 from __future__ import annotations
@@ -193,6 +193,8 @@ def main(argv=None) -> int:
     ap.add_argument("--worst-mb", type=float, default=200.0, help="size [MB] of the repeated-line files")
     ap.add_argument("--quick", action="store_true", help="small sizes: 1e5 lines, 20 MB worst cases, 1 run")
     ap.add_argument("--worst-only", action="store_true", help="only the worst-case table")
+    ap.add_argument("--only", action="append", metavar="READER",
+                    help="worst cases of this reader only (e.g. read_ss; may be repeated)")
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds allowed per worst-case run")
     args = ap.parse_args(argv)
     if args.quick:
@@ -300,6 +302,8 @@ def worst_cases(args) -> None:
     print(hdr)
     print("-" * len(hdr))
     for reader in WORST_LINES:
+        if args.only and reader not in args.only:
+            continue
         with tempfile.TemporaryDirectory(prefix="labcalc-worst-") as tmp:
             for case, path in _gen_worst(tmp, reader, args.worst_mb).items():
                 size_mb = os.path.getsize(path) / 1e6

@@ -1327,3 +1327,66 @@ def test_iperf2_blocks_equal_rows_at_once(monkeypatch, fname):
         pd.testing.assert_frame_equal(small, once)
         assert small.attrs == once.attrs
     assert w_small == w_once
+
+
+# ---------------------------------------------------------------------------------------
+# ss: the fast path (socket and TCP info lines of the usual shape, a block at a time) gives
+# the frame, attrs and warnings of the line-by-line parser, odd lines mixed in
+
+_SS_FAST_PARTS = _SS_PARTS + [
+    "ESTAB 0 0 10.0.0.1:40010 10.0.0.2:5201\n\t ts sack ecn bbr wscale:7,7 rto:204 rtt:0.2/0.1 ato:40 mss:1448 "
+    "pmtu:1500 rcvmss:536 advmss:1448 cwnd:10 bytes_sent:100 bytes_retrans:7 bytes_acked:90 bytes_received:1 "
+    "segs_out:3 send 579.2Mbps lastsnd:8 pacing_rate 1.1Gbps delivery_rate 12kbps app_limited busy:4ms "
+    "unacked:2 retrans:1/4 lost:3 rcv_space:14480 minrtt:0.15\n",
+    "ESTAB 0 0 10.0.0.1:40012 10.0.0.2:5201\n\t skmem:(r0,rb131072,t0,tb87040) cubic rtt:3/1 cwnd:7 rtt:4 retrans:0/1 retrans:2/5\n",
+    "ESTAB 0 0 10.0.0.1:40014 10.0.0.2:5201\n\t cubic rtt:3/1 cwnd:7 retrans:2\n",  # retrans without total
+    "ESTAB 0 0 10.0.0.1:40016 10.0.0.2:5201\n\t rtt:3/1 cwnd:7 reno\n",  # a bare word after the first key
+    "ESTAB 0 0 10.0.0.1:40018 10.0.0.2:5201\n\t cubic cwnd:7 send 5Mbps pacing_rate_max 9Mbps\n",
+    "ESTAB 0 0 10.0.0.1:40020 10.0.0.2:5201\n\t cubic rtt:3/1 cwnd:99999999999999999999\n",
+    "ESTAB 0 0 10.0.0.1:40022 10.0.0.2:5201\r\n\t cubic rtt:3/1 cwnd:7 \r\n",
+    "ESTAB 0 0 10.0.0.1:40024 10.0.0.2:5201\n\t cubic rtt:3/1 cwnd:7\nminrtt:1.5 lost:4\n",  # info continued
+    "ESTAB 0 0 10.0.0.1:40026 10.0.0.2:5201\n\t cubic rtt:3/1 cwnd:7\n\n\t unacked:5\n",
+    "ESTAB 0 0 10.0.0.1:40028 10.0.0.2:5201\n\t wscale:7,7 cubic rtt:3/1 cwnd:7 users:((\"iperf3\",pid=1,fd=5))\n",
+    "1700000001.25\n",
+    "\n",
+    "CLOSE-WAIT 1 2 [::1]:22 [::1]:50000\n\t ecnseen dctcp rtt:0.05/0.01 cwnd:1 ssthresh:2 send 1bps\n",
+]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_ss_fast_path_equals_line_by_line(monkeypatch, seed):
+    from labcalc.measure import ss
+
+    rng = np.random.default_rng(seed)
+    text = "".join(_SS_FAST_PARTS[k] for k in rng.integers(0, len(_SS_FAST_PARTS), 400)) + _SS_FAST_PARTS[-1]
+
+    def read():
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            return m.read_ss(text), [str(x.message) for x in w]
+
+    monkeypatch.setattr(ss, "_FAST_ENABLED", False)
+    slow, w_slow = read()
+    monkeypatch.setattr(ss, "_FAST_ENABLED", True)
+    monkeypatch.setattr(ss, "_BLOCK_CHARS", int(rng.integers(50, 3000)))  # many blocks, cut anywhere
+    fast, w_fast = read()
+    pd.testing.assert_frame_equal(fast, slow)
+    assert fast.attrs == slow.attrs
+    assert w_fast == w_slow
+    assert len(slow) > 100 and slow.attrs["malformed"]["count"] > 0
+
+
+def test_ss_fast_path_reads_the_usual_lines():
+    """The lines of the usual shape do go through the fast path, and read right."""
+    from labcalc.measure import ss
+
+    text = _SS_FAST_PARTS[len(_SS_PARTS)] * 3
+    assert len(ss._FAST_SS.findall(text)) == 4 and all(t[1] for t in ss._FAST_SS.findall(text)[:3])
+    df = m.read_ss(text)
+    row = df.iloc[0]
+    assert row["cc"] == "bbr" and row["cwnd_segments"] == 10 and row["bytes_retrans"] == 7.0
+    assert row["rtt_s"] == pytest.approx(0.2e-3, rel=1e-12) and row["minrtt_s"] == pytest.approx(0.15e-3, rel=1e-12)
+    assert row["pacing_rate_bps"] == pytest.approx(1.1e9, rel=1e-12) and row["rate_bps"] == pytest.approx(12e3)
+    assert row["retrans_outstanding"] == 1 and row["retransmits"] == 4 and row["lost_packets"] == 3
+    assert bool(row["app_limited"]) and row["unacked_packets"] == 2
+    assert df["sample"].tolist() == [0, 0, 0]

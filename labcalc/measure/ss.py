@@ -167,73 +167,43 @@ def read_ss(path, port: int | None = None) -> pd.DataFrame:
     0  cubic             42               30.0  0.005123          3.0  10300000.0
     """
     name, text = open_text(path)
-    rep = Report(name, FORMAT, EXPECTED)
-    rows = []
-    stamp = np.nan
-    sample = 0
-    fresh = True  # a stamp/header was seen since the last socket line
-    current = None
-    done = []  # column blocks of the rows already complete
-    overflow = []  # lines of sockets whose numbers overflow, reported after the others
-    cache = {}
-    for i, line in iter_lines(text):
-        s = line.strip()
-        if not s:
-            continue
-        rep.content(i, s)
-        m = _STAMP.match(s)
-        if m:
-            stamp = float(m["t"])
-            if not fresh:
-                sample += 1
-            fresh = True
-            rep.ok()
-            current = None
-            continue
-        if _HEADER.match(s):
-            if not fresh:
-                sample += 1
-            fresh = True
-            current = None
-            continue
-        indented = line[:1] in ("\t", " ")
-        m = None if indented else _SOCKET.match(s)
-        if m:
-            current = {
-                "time_s": stamp, "sample": sample, "state": m["state"] or "", "src": m["local"], "dst": m["peer"],
-                "recv_q_bytes": float(m["rq"]), "send_q_bytes": float(m["sq"]), "_line": i,
-                "app_limited": False,
-            }
-            fresh = False
-            if len(rows) >= _ROWS_PER_BLOCK:
-                # the rows before the current one are complete: kept as columns from here on
-                done.append(_rows_to_columns(rows, overflow, cache))
-                rows = []
-            rows.append(current)
-            if m["rest"] and _INFO_HINT.search(m["rest"]):
-                rest = re.sub(r"users:\(\(.*?\)\)", "", m["rest"])
-                _info(rest, current)
-            continue
-        if current is not None and _INFO_HINT.search(s):
-            if not _info(s, current):
-                rep.bad(i, s)
-            continue
-        rep.bad(i, s)
+    st = _State(Report(name, FORMAT, EXPECTED))
+    if _FAST_ENABLED:
+        _scan_fast(text, st)
+    else:
+        for i, line in iter_lines(text):
+            _line(st, i, line)
     del text
-    done.append(_rows_to_columns(rows, overflow, cache))
-    del rows
+    st.flush()
+    rep = st.rep
     # a socket whose numbers overflow a float (1e999, 400-digit counters read as inf) is
     # malformed: it would otherwise reach the integer columns as inf
-    for i in overflow:
+    for i in st.overflow:
         rep.bad(i, None)
-    n = sum(len(d["sample"]) for d in done)
+    parts = st.done
+    n = sum(len(d["sample"]) for d in parts)
     rep.ok(n)
     if not n:
         rep.recognised = 0
     rep.require_something()
-    data = {c: np.concatenate([d.pop(c) for d in done]) for c in _COLUMNS}
-    del done
+    sizes = [len(d["_line"]) for d in parts]
+    line = np.concatenate([d.pop("_line") for d in parts])
+    order = None if np.all(line[1:] > line[:-1]) else np.argsort(line, kind="stable")
+    del line
+    data = {}
+    for c in _COLUMNS:
+        # a fast block leaves out (None) a column it holds no value of
+        fill = (lambda k: np.zeros(k, dtype=bool)) if c == "app_limited" else (lambda k: np.full(k, np.nan))
+        pieces = [d.pop(c) for d in parts]
+        if all(p is None for p in pieces):
+            data[c] = fill(n)
+            continue
+        v = np.concatenate([fill(k) if p is None else p for p, k in zip(pieces, sizes)])
+        del pieces
+        data[c] = v if order is None else v[order]
+    del parts, st
     df = pd.DataFrame(data, columns=_COLUMNS, copy=False)
+    del data
     df["rate_bps"] = df["delivery_rate_bps"]
     df["app_limited"] = df["app_limited"].astype(bool)
     for c in ("state", "src", "dst", "cc"):
@@ -250,6 +220,99 @@ def read_ss(path, port: int | None = None) -> pd.DataFrame:
         dp = df["dst"].str.rsplit(":", n=1).str[-1]
         df = df[(sp == str(port)) | (dp == str(port))].reset_index(drop=True)
     return rep.finish(df)
+
+
+class _State:
+    """Parser state of an ss file: the current stamp and sample, the socket rows read so far."""
+
+    def __init__(self, rep: Report):
+        self.rep = rep
+        self.stamp = np.nan
+        self.sample = 0
+        self.fresh = True  # a stamp/header was seen since the last socket line
+        self.current = None  # the row of the last socket line (dict), or _PENDING (a fast row)
+        self.rows = []  # socket rows read line by line, not yet columns
+        self.done = []  # column blocks of the rows already complete (both paths), with "_line"
+        self.overflow = []  # lines of sockets whose numbers overflow, reported after the others
+        self.cache = {}
+        self.pending = []  # fast rows of the current block: match tuples
+        self.pending_lines = []  # and their line numbers
+        self.marks = []  # (index in pending, stamp, sample) from where the stamp and sample hold
+
+    def flush(self) -> None:
+        """Turn the rows read line by line into a column block."""
+        if self.rows:
+            self.done.append(_rows_to_columns(self.rows, self.overflow, self.cache))
+            self.rows = []
+
+
+#: marks :attr:`_State.current` when the last socket was read by the fast path
+_PENDING = object()
+
+
+def _socket_row(st: _State, i: int, state: str, rq: str, sq: str, local: str, peer: str) -> dict:
+    return {
+        "time_s": st.stamp, "sample": st.sample, "state": state, "src": local, "dst": peer,
+        "recv_q_bytes": float(rq), "send_q_bytes": float(sq), "_line": i, "app_limited": False,
+    }
+
+
+def _add_row(st: _State, row: dict) -> None:
+    if len(st.rows) >= _ROWS_PER_BLOCK:
+        # the rows before the current one are complete: kept as columns from here on
+        st.flush()
+    st.rows.append(row)
+    st.current = row
+    st.fresh = False
+
+
+def _unpend(st: _State) -> dict:
+    """The last fast row, taken back from the fast path as a row of the line-by-line parser."""
+    t, i = st.pending.pop(), st.pending_lines.pop()
+    row = _socket_row(st, i, t[0], t[1], t[2], t[3], t[4])  # the stamp and sample hold since
+    _info(t[5], row)
+    _add_row(st, row)
+    return row
+
+
+def _line(st: _State, i: int, line: str) -> None:
+    """Read one line (line-by-line parser)."""
+    rep = st.rep
+    s = line.strip()
+    if not s:
+        return
+    rep.content(i, s)
+    m = _STAMP.match(s)
+    if m:
+        st.stamp = float(m["t"])
+        if not st.fresh:
+            st.sample += 1
+        st.fresh = True
+        rep.ok()
+        st.current = None
+        return
+    if _HEADER.match(s):
+        if not st.fresh:
+            st.sample += 1
+        st.fresh = True
+        st.current = None
+        return
+    indented = line[:1] in ("\t", " ")
+    m = None if indented else _SOCKET.match(s)
+    if m:
+        row = _socket_row(st, i, m["state"] or "", m["rq"], m["sq"], m["local"], m["peer"])
+        _add_row(st, row)
+        if m["rest"] and _INFO_HINT.search(m["rest"]):
+            rest = re.sub(r"users:\(\(.*?\)\)", "", m["rest"])
+            _info(rest, row)
+        return
+    if st.current is not None and _INFO_HINT.search(s):
+        if st.current is _PENDING:
+            st.current = _unpend(st)
+        if not _info(s, st.current):
+            rep.bad(i, s)
+        return
+    rep.bad(i, s)
 
 
 #: socket rows kept as dicts at most (older ones are converted to columns)
@@ -280,4 +343,181 @@ def _rows_to_columns(rows: list, overflow: list, cache: dict) -> dict:
         else:
             arr = np.array([r.get(c, np.nan) for r in kept], dtype=float)
         cols[c] = arr
+    cols["_line"] = np.array([r["_line"] for r in kept], dtype=np.int64)
     return cols
+
+
+# --------------------------------------------------------------------------------------
+# fast path: a socket line and its TCP info line of the usual shape, read a block at a time
+
+#: False makes :func:`read_ss` read every line with the line-by-line parser (tests compare
+#: both on the same files)
+_FAST_ENABLED = True
+_BLOCK_CHARS = 1 << 20
+_N = r"\d{1,15}(?:\.\d{1,9})?"
+_FLAGS = "ts|sack|ecnseen|ecn|fastopen|timer|cwr|tfo"
+_END = r"(?=[ \t\r]|$)"
+# the tokens read into columns; a token may come more than once (the last one counts, as in
+# _info, which is also what a repeated group of a regex keeps)
+_TOKENS = [
+    ("rto", rf"rto:({_N})"),
+    ("rtt", rf"rtt:({_N})(?:/({_N}))?"),
+    ("mss", rf"mss:({_N})"),
+    ("cwnd", rf"cwnd:({_N})"),
+    ("ssthresh", rf"ssthresh:({_N})"),
+    ("bytes_sent", rf"bytes_sent:({_N})"),
+    ("bytes_retrans", rf"bytes_retrans:({_N})"),
+    ("bytes_acked", rf"bytes_acked:({_N})"),
+    ("bytes_received", rf"bytes_received:({_N})"),
+    ("send", rf"send[ \t]+({_N})([kKMGT]?)bps"),
+    ("pacing_rate", rf"pacing_rate[ \t]+({_N})([kKMGT]?)bps"),
+    ("delivery_rate", rf"delivery_rate[ \t]+({_N})([kKMGT]?)bps"),
+    ("app_limited", r"(app_limited)"),
+    ("unacked", rf"unacked:({_N})"),
+    # "retrans:a" alone (no total) is left to _info: a repeated group cannot tell it came last
+    ("retrans", rf"retrans:({_N})/({_N})"),
+    ("lost", rf"lost:({_N})"),
+    ("minrtt", rf"minrtt:({_N})"),
+]
+_KEYS = "|".join(sorted({k for k, _ in _TOKENS if k not in ("send", "pacing_rate", "delivery_rate", "app_limited")}
+                        | {"users"} | _BEFORE_CC))
+# any other key:value token (wscale:7,7, lastsnd:20, rcv_space:14480...) is skipped, as _info does
+_SKIP = rf"(?!(?:{_KEYS}):)[a-z_]+:\S*"
+_FAST_SS = re.compile(
+    rf"^(?:(?:({_STATES})[ \t]+)?(\d{{1,15}})[ \t]+(\d{{1,15}})[ \t]+(\S+)[ \t]+(\S+)[ \t\r]*\n"
+    # the info line, as a whole, then its parts: flags and -m / -o / -e tokens, the congestion
+    # control name, the other tokens
+    rf"((?=[ \t])(?:[ \t]+(?:(?:{_FLAGS}){_END}|(?:{'|'.join(sorted(_BEFORE_CC))}):\S*{_END}))*+"
+    rf"(?:[ \t]+(?!(?:{_FLAGS}|app_limited|send|pacing_rate|delivery_rate|pacing_rate_max){_END})([a-z][a-z0-9_]*){_END})?+"
+    rf"(?:[ \t]+(?:{'|'.join(pat for _, pat in _TOKENS)}|{_SKIP}))*"
+    rf")[ \t\r]*|(.*))$",
+    re.M,
+)
+# group indices in the tuples of _FAST_SS.findall
+_G = {}
+_k = 7  # 0-4 socket, 5 info line, 6 cc
+for _key, _pat in _TOKENS:
+    _G[_key] = _k
+    _k += re.compile(_pat).groups
+_RATE_LUT = np.ones(128)
+for _p, _f in DEC.items():
+    if _p:
+        _RATE_LUT[ord(_p)] = _f
+
+
+def _scan_fast(text: str, st: _State) -> None:
+    """Read *text* block by block: socket lines followed by a TCP info line of the usual shape
+    (:data:`_FAST_SS`) as columns (:func:`_fast_part`), every other line by :func:`_line`."""
+    pos, first = 0, 1
+    n_text = len(text)
+    rtt, cwnd = _G["rtt"], _G["cwnd"]
+    while True:
+        cut = text.find("\n", pos + _BLOCK_CHARS) if pos + _BLOCK_CHARS < n_text else -1
+        block = text[pos:] if cut < 0 else text[pos:cut]
+        tuples = _FAST_SS.findall(block)
+        last = len(tuples)
+        lines = None
+        i = first
+        pending, plines, marks = st.pending, st.pending_lines, st.marks
+        marks.append((0, st.stamp, st.sample))
+        for t in tuples:
+            if t[1]:
+                if t[rtt] or t[cwnd]:
+                    pending.append(t)
+                    plines.append(i)
+                    st.current = _PENDING
+                    st.fresh = False
+                else:  # no RTT nor cwnd: the line-by-line parser decides what it is
+                    if lines is None:
+                        lines = block.split("\n")
+                    _line(st, i, lines[i - first].rstrip())
+                    _line(st, i + 1, lines[i + 1 - first].rstrip())
+                    marks.append((len(pending), st.stamp, st.sample))
+                i += 2
+            else:
+                _line(st, i, t[-1].rstrip())
+                marks.append((len(pending), st.stamp, st.sample))
+                i += 1
+        del tuples
+        if st.current is _PENDING:
+            st.current = _unpend(st)  # a line of the next block may still add to it
+        if pending:
+            st.rep.content(plines[0])
+            st.done.append(_fast_part(pending, plines, marks, st.cache))
+        st.pending, st.pending_lines, st.marks = [], [], []
+        if cut < 0:
+            return
+        first = i
+        pos = cut + 1
+
+
+def _floats(col: tuple, scale: float = 1.0) -> np.ndarray:
+    """Floats of a tuple of number strings ('' where absent: NaN)."""
+    empty = col.count("")
+    if not empty:
+        v = np.array(col, dtype=np.float64)
+    elif empty == len(col):
+        return None
+    else:
+        v = np.full(len(col), np.nan)
+        has = np.array(col, dtype=object) != ""
+        v[has] = np.array([x for x in col if x], dtype=np.float64)
+    return v * scale if scale != 1.0 else v
+
+
+def _scaled(v, factor):
+    return None if v is None else v * factor
+
+
+def _strings(col: tuple, cache: dict) -> np.ndarray:
+    arr = np.empty(len(col), dtype=object)
+    arr[:] = list(map(cache.setdefault, col, col))
+    return arr
+
+
+def _fast_part(tuples: list, lines: list, marks: list, cache: dict) -> dict:
+    """Columns of the fast rows of a block (see :data:`_FAST_SS`), as :func:`_info` reads them;
+    *marks* gives the stamp and sample from each row on."""
+    n = len(tuples)
+    cols = list(zip(*tuples))
+    start = np.array([k for k, _, _ in marks], dtype=np.int64)
+    which = np.searchsorted(start, np.arange(n), side="right") - 1
+    stamps = np.array([x for _, x, _ in marks], dtype=np.float64)
+    out = {"_line": np.array(lines, dtype=np.int64),
+           "time_s": None if np.isnan(stamps).all() else stamps[which],
+           "sample": np.array([x for _, _, x in marks], dtype=np.int64)[which]}
+    out["state"] = _strings(cols[0], cache)
+    out["recv_q_bytes"] = _floats(cols[1])
+    out["send_q_bytes"] = _floats(cols[2])
+    out["src"] = _strings(cols[3], cache)
+    out["dst"] = _strings(cols[4], cache)
+    if cols[6].count("") < n:
+        out["cc"] = _strings(cols[6], cache)
+        out["cc"][out["cc"] == ""] = None
+    else:
+        out["cc"] = None
+    g = _G
+    out["rto_s"] = _floats(cols[g["rto"]], 1e-3)
+    out["rtt_s"] = _floats(cols[g["rtt"]], 1e-3)
+    out["rttvar_s"] = _floats(cols[g["rtt"] + 1], 1e-3)
+    out["mss_bytes"] = _floats(cols[g["mss"]])
+    out["cwnd_segments"] = _floats(cols[g["cwnd"]])
+    out["ssthresh_segments"] = _floats(cols[g["ssthresh"]])
+    for key in ("bytes_sent", "bytes_retrans", "bytes_acked", "bytes_received"):
+        out[key] = _floats(cols[g[key]])
+    for key, col in (("send", "send_bps"), ("pacing_rate", "pacing_rate_bps"), ("delivery_rate", "delivery_rate_bps")):
+        k = g[key]
+        v = _floats(cols[k])
+        if v is not None:
+            pre = np.frombuffer(np.array(cols[k + 1], dtype="U1").tobytes(), dtype=np.uint32)  # "" is 0
+            v *= _RATE_LUT[np.minimum(pre, 127)]
+        out[col] = v
+    limited = cols[g["app_limited"]]
+    out["app_limited"] = np.array([bool(x) for x in limited]) if limited.count("") < n else None
+    out["unacked_packets"] = _floats(cols[g["unacked"]])
+    out["retrans_outstanding"] = _floats(cols[g["retrans"]])
+    out["retransmits"] = _floats(cols[g["retrans"] + 1])
+    out["lost_packets"] = _floats(cols[g["lost"]])
+    out["minrtt_s"] = _floats(cols[g["minrtt"]], 1e-3)
+    out["rate_bps"] = None
+    return out
