@@ -7,7 +7,8 @@ process, imports included). Every other reader is timed in this process on a sma
 generated file. Prints tables; never fails on a missed target.
 
 Worst cases (issue 11): for every reader, (a) a file whose first line is 400 KB long and
-(b) a file of one repeated data line of ``--worst-mb`` MB (200 by default), each read in a
+(b) a file of one repeated data line of ``--worst-mb`` MB (200 by default; for iperf 2 the
+line's interval advances, see WORST_SEQUENCES), each read in a
 fresh process; the table shows MB/s and the peak memory added by the reader as a multiple of
 the file size, against the targets >= 20 MB/s and <= 3x the file.
 
@@ -261,6 +262,14 @@ WORST_LINES = {
     "read_ns3": "0.001\t536\t1072\n",
     "read_tshark": '"0.000100000","10.0.0.1","10.0.0.2","45000","5201","1449","1448",,,"0"\n',
 }
+# Readers whose "one repeated line" is not a file the tool can print get a generator of the
+# same line with its interval advanced instead. iperf 2: the second line of a stream that
+# starts at 0.0 is its whole-test summary (iperf prints 0.0-1.0, 1.0-2.0, ... then 0.0-N.0
+# once at the end), so the same "0.0- 1.0" line repeated would be read as one summary every
+# second line, millions of them, which no iperf 2 run prints.
+WORST_SEQUENCES = {
+    "read_iperf": lambda i: f"[  3] {i:4.1f}-{i + 1:4.1f} sec  1.12 MBytes  9.44 Mbits/sec\n",
+}
 TSHARK_HEAD = ("frame.time_relative,ip.src,ip.dst,tcp.srcport,tcp.dstport,tcp.seq,tcp.len,"
                "tcp.analysis.ack_rtt,tcp.analysis.retransmission,ip.dsfield.ecn\n")
 
@@ -274,10 +283,15 @@ def _gen_worst(folder: str, reader: str, mb: float) -> dict[str, str]:
     rep_path = os.path.join(folder, f"{reader}-repeated.txt")
     target = int(mb * 1e6)
     block = line * max(1, (1 << 20) // len(line))
+    seq = WORST_SEQUENCES.get(reader)
     with open(rep_path, "w") as fh:
         fh.write(head)
         written = len(head)
+        i = 0
         while written < target:
+            if seq is not None:
+                block = "".join(seq(k) for k in range(i, i + 20_000))
+                i += 20_000
             fh.write(block)
             written += len(block)
     return {"400 KB line": long_path, f"{mb:g} MB repeated": rep_path}

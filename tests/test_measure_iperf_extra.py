@@ -490,3 +490,83 @@ def test_fuzz_read_iperf3(case):
 @given(_mutated(IPERF2_FILES))
 def test_fuzz_read_iperf(case):
     _property(read_iperf, case)
+
+
+# ---------------------------------------------------------------------------------------
+# iperf 2 text: the fast path (runs of plain interval lines, a block at a time) gives the
+# frame, attrs and warnings of the line-by-line parser, odd lines mixed in
+
+_IPERF2_TXT = sorted(p.name for p in DATA.glob("iperf2_*.txt") if "ooo" not in p.name)
+_IPERF2_ODD = [
+    "[  3]  0.0- 1.0 sec  1.12 MBytes  9.44 Mbits/sec\n",
+    "[  3]  1.0- 2.0 sec  1.25 MBytes  10.5 Mbits/sec\n",
+    "[  3]  0.0- 2.0 sec  2.38 MBytes  9.97 Mbits/sec\n",
+    "[SUM]  0.0- 2.0 sec  4.75 MBytes  19.9 Mbits/sec\n",
+    "[  4] 2.00-3.00 sec   950 KBytes  7.78 Mbits/sec\r\n",
+    "[  3] local 10.0.0.1 port 40000 connected with 10.0.0.2 port 5001\n",
+    "[  4] local 10.0.0.1 port 40002 connected with 10.0.0.2 port 5001\n",
+    "[  3] Server Report:\n",
+    "[  3]  0.0- 1.0 sec  1e999 MBytes  9.44 Mbits/sec\n",
+    "[  3]  0.0- 1.0 sec  1.12 MBytes  9.44 Mbits/sec  18/0  0  260K/166295(24066) us  14.19\n",
+    "[ *3]  3.0- 4.0 sec  1.12 MBytes  9.44 Mbits/sec\n",
+    "[  3]  0.0- 1.0 sec  1.12 MBytes\n",
+    "Client connecting to 10.0.0.2, TCP port 5001\n",
+    "\n",
+    "   \n",
+    "not iperf\n",
+]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_iperf2_fast_path_equals_line_by_line(monkeypatch, seed):
+    from labcalc.measure import iperf2
+
+    rng = np.random.default_rng(seed)
+    files = [(DATA / name).read_text() for name in _IPERF2_TXT]
+    pieces = files + _IPERF2_ODD * 6
+    text = "".join(pieces[k] for k in rng.integers(0, len(pieces), 200))
+
+    def read():
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            return read_iperf(text), [str(x.message) for x in w]
+
+    monkeypatch.setattr(iperf2, "_FAST_ENABLED", False)
+    slow, w_slow = read()
+    monkeypatch.setattr(iperf2, "_FAST_ENABLED", True)
+    monkeypatch.setattr(iperf2, "_BLOCK_CHARS", int(rng.integers(40, 4000)))  # many blocks, cut anywhere
+    fast, w_fast = read()
+    pd.testing.assert_frame_equal(fast, slow)
+    assert fast.attrs == slow.attrs
+    assert w_fast == w_slow
+    assert len(slow) > 50 and slow.attrs["summary"] and slow.attrs["malformed"]["count"] > 0
+    # the fast path did read lines (it leaves files with out-of-order counts to the other parser)
+    assert "out-of-order" not in text and sum(bool(t[0]) for t in iperf2._FAST2.findall(text)) > 50
+
+
+@pytest.mark.parametrize("name", _IPERF2_TXT)
+def test_iperf2_fast_path_equals_line_by_line_on_each_file(monkeypatch, name):
+    from labcalc.measure import iperf2
+
+    text = (DATA / name).read_text()
+    monkeypatch.setattr(iperf2, "_FAST_ENABLED", False)
+    slow = quiet(read_iperf, text)
+    monkeypatch.setattr(iperf2, "_FAST_ENABLED", True)
+    fast = quiet(read_iperf, text)
+    pd.testing.assert_frame_equal(fast, slow)
+    assert fast.attrs == slow.attrs
+
+
+def test_iperf2_fast_path_values():
+    """Plain interval lines of a client: values, connection, and the whole-test line in the summary."""
+    text = ("[  3] local 10.0.0.1 port 40000 connected with 10.0.0.2 port 5001\n"
+            + "".join(f"[  3] {i:4.1f}-{i + 1:4.1f} sec  1.12 MBytes  9.44 Mbits/sec\n" for i in range(5))
+            + "[  3]  0.0- 5.0 sec  5.62 MBytes  9.43 Mbits/sec\n")
+    df = read_iperf(text)
+    assert df["start_s"].tolist() == [0.0, 1.0, 2.0, 3.0, 4.0] and df["end_s"].tolist() == [1.0, 2.0, 3.0, 4.0, 5.0]
+    assert df["bytes"].tolist() == [1.12 * 1024**2] * 5
+    assert df["rate_bps"].tolist() == [9.44e6] * 5
+    assert df["src"].unique().tolist() == ["10.0.0.1:40000"] and df["connection"].tolist() == [1] * 5
+    (total,) = df.attrs["summary"]
+    assert total == {"stream": "3", "start_s": 0.0, "end_s": 5.0, "bytes": 5.62 * 1024**2, "rate_bps": 9.43e6,
+                     "time_s": 5.0, "connection": 1, "src": "10.0.0.1:40000", "dst": "10.0.0.2:5001", "role": "summary"}

@@ -7,7 +7,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from ._common import BIN, Report, iter_lines, open_text
+from ._common import BIN, DEC, Report, iter_lines, open_text
 from ._iperf_common import (
     CONNECTED, CONNECT2, E_READS, E_WRITES_PPS, E_WRITES_RTRY, INFORMATIONAL, LETTER_NE, LISTEN2,
     LOOKS_LIKE_REPORT, OUT_OF_ORDER, REPORT, TCP_E_TAIL, UDP_TAIL, EXPECTED2, FORMAT2, bad_numbers,
@@ -369,85 +369,105 @@ def read_iperf(path) -> pd.DataFrame:
         intervals, summary = split_summaries(rows)
         df = build_frame(intervals)
         return rep.finish(df, {"summary": [clean_summary(r) for r in summary], "side": side})
-    side = None
-    listen_port = None
-    connections: dict[str, tuple[int, str, str]] = {}
-    n_conn = 0
-    rows = []
-    blocks = _IntervalBlocks()
-    server_report = False
-    test, sum_in_test = 0, False  # tests of a server log: a [SUM] closes one, the next connection opens another
-    for i, line in iter_lines(text):
-        s = line.strip()
-        if not s:
-            continue
-        rep.content(i, s)
-        m = LISTEN2.match(s)
-        if m:
-            listen_port = int(m["port"])
-            side = "server" if side in (None, "server") else "dual"
-            continue
-        if CONNECT2.match(s):
-            side = "client" if side in (None, "client") else "dual"
-            continue
-        m = CONNECTED.search(s)
-        if m:
-            n_conn += 1
-            test, sum_in_test = test + sum_in_test, False
-            local = f"{m['lip'].split('%')[0]}:{m['lport']}"
-            peer = f"{m['rip'].split('%')[0]}:{m['rport']}"
-            # the connections accepted on the listening port receive, the others send (-d runs
-            # both); a starred one is the reverse client thread of a 2.1 server (-d / -r): it sends
-            accepted = not m["star"] and (side == "server" or int(m["lport"]) == listen_port)
-            flags = s[m.end():]
-            # 2.1 --reverse (-R): "(reverse)" on both sides, the server sends
-            receives = accepted != ("(reverse)" in flags and not m["star"])
-            src, dst = (peer, local) if receives else (local, peer)
-            # 2.1 --full-duplex: "[  4]" and "[ *4]" report the two directions of one connection
-            connections[m["id"]] = (n_conn, src, dst, "(full-duplex)" in flags)
-            rep.ok()
-            continue
-        if s.endswith("Server Report:"):
-            server_report = True
-            rep.ok()
-            continue
-        m = REPORT.search(s)
-        if not m:
-            mo = OUT_OF_ORDER.search(s)
-            if mo:
-                _add_out_of_order(rows, mo)
-                rep.ok()
-            elif LOOKS_LIKE_REPORT.search(s) and not INFORMATIONAL.search(s):
-                rep.bad(i, s)
-            continue
-        row = parse_report(m)
-        _parse_e_tail(m["rest"], row)
-        conn = connections.get(row["stream"])
-        if conn:
-            row["connection"], row["src"], row["dst"], full_duplex = conn
-            if full_duplex and m["star"]:  # the direction opposite to the unstarred report
-                row["src"], row["dst"] = row["dst"], row["src"]
-            row["_conn"] = (row["connection"], bool(full_duplex and m["star"]))
-        if server_report:
-            row["role"] = "server report"
-            server_report = False
-        if row["stream"].startswith("SUM"):
-            row["_test"], sum_in_test = test, True
-        if len(s) > 300 and bad_numbers(row):  # the regexes take digits only: inf needs > 300 of them
-            rep.bad(i, s)
-            continue
-        rep.ok()
-        rows.append(row)
-        if len(rows) >= _ROWS_PER_BLOCK + _LOOK_BACK:
-            # rows beyond the reach of an out-of-order line are complete: columns from here on
-            blocks.add(rows[:-_LOOK_BACK])
-            del rows[:-_LOOK_BACK]
-    rep.require_something()
+    st = _TextState(rep)
+    if _FAST_ENABLED and "out-of-order" not in text:  # out-of-order counts join earlier rows: line by line
+        _scan_fast(text, st)
+    else:
+        for i, line in iter_lines(text):
+            _text_line(st, i, line)
     del text
-    blocks.add(rows)
-    del rows
-    df, summary = blocks.finish()
+    rep.require_something()
+    st.blocks.add(st.rows)
+    st.rows = []
+    side = st.side
+    df, summary = st.blocks.finish()
     return rep.finish(df, {"summary": [clean_summary(r) for r in summary], "side": side})
+
+
+class _TextState:
+    """Parser state of an iperf 2 text report (see :func:`_text_line`)."""
+
+    def __init__(self, rep: Report):
+        self.rep = rep
+        self.side = None
+        self.listen_port = None
+        self.connections: dict[str, tuple] = {}
+        self.n_conn = 0
+        self.rows = []
+        self.blocks = _IntervalBlocks()
+        self.server_report = False
+        # tests of a server log: a [SUM] closes one, the next connection opens another
+        self.test, self.sum_in_test = 0, False
+
+
+def _text_line(st: _TextState, i: int, line: str) -> None:
+    """Read one line of an iperf 2 text report (line-by-line parser)."""
+    rep = st.rep
+    s = line.strip()
+    if not s:
+        return
+    rep.content(i, s)
+    m = LISTEN2.match(s)
+    if m:
+        st.listen_port = int(m["port"])
+        st.side = "server" if st.side in (None, "server") else "dual"
+        return
+    if CONNECT2.match(s):
+        st.side = "client" if st.side in (None, "client") else "dual"
+        return
+    m = CONNECTED.search(s)
+    if m:
+        st.n_conn += 1
+        st.test, st.sum_in_test = st.test + st.sum_in_test, False
+        local = f"{m['lip'].split('%')[0]}:{m['lport']}"
+        peer = f"{m['rip'].split('%')[0]}:{m['rport']}"
+        # the connections accepted on the listening port receive, the others send (-d runs
+        # both); a starred one is the reverse client thread of a 2.1 server (-d / -r): it sends
+        accepted = not m["star"] and (st.side == "server" or int(m["lport"]) == st.listen_port)
+        flags = s[m.end():]
+        # 2.1 --reverse (-R): "(reverse)" on both sides, the server sends
+        receives = accepted != ("(reverse)" in flags and not m["star"])
+        src, dst = (peer, local) if receives else (local, peer)
+        # 2.1 --full-duplex: "[  4]" and "[ *4]" report the two directions of one connection
+        st.connections[m["id"]] = (st.n_conn, src, dst, "(full-duplex)" in flags)
+        rep.ok()
+        return
+    if s.endswith("Server Report:"):
+        st.server_report = True
+        rep.ok()
+        return
+    m = REPORT.search(s)
+    if not m:
+        mo = OUT_OF_ORDER.search(s)
+        if mo:
+            _add_out_of_order(st.rows, mo)
+            rep.ok()
+        elif LOOKS_LIKE_REPORT.search(s) and not INFORMATIONAL.search(s):
+            rep.bad(i, s)
+        return
+    row = parse_report(m)
+    _parse_e_tail(m["rest"], row)
+    conn = st.connections.get(row["stream"])
+    if conn:
+        row["connection"], row["src"], row["dst"], full_duplex = conn
+        if full_duplex and m["star"]:  # the direction opposite to the unstarred report
+            row["src"], row["dst"] = row["dst"], row["src"]
+        row["_conn"] = (row["connection"], bool(full_duplex and m["star"]))
+    if st.server_report:
+        row["role"] = "server report"
+        st.server_report = False
+    if row["stream"].startswith("SUM"):
+        row["_test"], st.sum_in_test = st.test, True
+    if len(s) > 300 and bad_numbers(row):  # the regexes take digits only: inf needs > 300 of them
+        rep.bad(i, s)
+        return
+    rep.ok()
+    rows = st.rows
+    rows.append(row)
+    if len(rows) >= _ROWS_PER_BLOCK + _LOOK_BACK:
+        # rows beyond the reach of an out-of-order line are complete: columns from here on
+        st.blocks.add(rows[:-_LOOK_BACK])
+        del rows[:-_LOOK_BACK]
 
 
 def _add_out_of_order(rows: list[dict], m: re.Match) -> None:
@@ -536,6 +556,7 @@ class _IntervalBlocks:
                 except (TypeError, ValueError):  # as build_frame: what is not a number is NaN
                     arr = pd.to_numeric(pd.Series(values, dtype=object), errors="coerce").to_numpy(dtype=float)
             cols[c] = arr
+        cols["_n"] = len(intervals)
         self.blocks.append(cols)
         self.n += len(intervals)
 
@@ -547,10 +568,173 @@ class _IntervalBlocks:
         if not self.n:
             intervals = [{k: v for k, v in r.items() if k != "role"} for r in self.summary]
             return build_frame(intervals), self.summary
-        data = {c: np.concatenate([b.pop(c) for b in self.blocks]) for c in CORE + OPTIONAL}
+        data = {}
+        for c in CORE + OPTIONAL:  # a fast block leaves out (None) a column it holds no value of
+            pieces = [b.pop(c) for b in self.blocks]
+            if c not in CORE and c not in self.present and not (c == "out_of_order" and self.out_of_order):
+                continue  # left out of the frame (frame_columns)
+            data[c] = np.concatenate([_missing(c, b["_n"]) if p is None else p for p, b in zip(pieces, self.blocks)])
+            del pieces
         self.blocks = []
         if self.out_of_order:
             ooo = data["out_of_order"]
             ooo[np.isnan(ooo)] = 0.0
             self.present.add("out_of_order")
         return frame_columns(data, self.present), self.summary
+
+    def add_fast(self, cols: dict, keys: list, n: int) -> None:
+        """Add *n* rows read by the fast path: columns of ``stream``, ``start_s``, ``end_s``,
+        ``bytes``, ``rate_bps`` and (object arrays or None) ``connection``, ``src``, ``dst``; *keys*
+        gives each row's stream key (as :func:`_split_rows` forms it)."""
+        start = cols["start_s"]
+        zero = np.flatnonzero(start == 0.0)
+        keep = None
+        if len(zero):
+            seen = self.seen
+            summary_at = []
+            for k in zero.tolist():
+                key = keys[k]
+                if key in seen:
+                    summary_at.append(k)
+                    seen.discard(key)
+                else:
+                    seen.add(key)
+            if summary_at:
+                keep = np.ones(n, dtype=bool)
+                keep[summary_at] = False
+                for k in summary_at:
+                    row = {"stream": cols["stream"][k], "start_s": float(start[k]), "end_s": float(cols["end_s"][k]),
+                           "bytes": float(cols["bytes"][k]), "rate_bps": float(cols["rate_bps"][k])}
+                    row["time_s"] = row["end_s"]
+                    if cols["connection"] is not None and cols["connection"][k] is not None:
+                        row["connection"], row["src"], row["dst"] = (
+                            cols["connection"][k], cols["src"][k], cols["dst"][k])
+                    row["role"] = "summary"
+                    self.summary.append(row)
+        out = {}
+        for c in CORE + OPTIONAL:
+            v = cols.get(c)
+            if v is not None:
+                if keep is not None:
+                    v = v[keep]
+                if c in ("connection", "src", "dst"):
+                    if not any(x is not None for x in v):
+                        v = None
+                    else:
+                        self.present.add(c)
+            out[c] = v
+        out["time_s"] = out["end_s"]
+        out["_n"] = n if keep is None else int(keep.sum())
+        self.blocks.append(out)
+        self.n += out["_n"]
+
+
+def _missing(column: str, n: int) -> np.ndarray:
+    if column in _OBJECT_COLUMNS:
+        return np.full(n, None, dtype=object)
+    return np.full(n, np.nan)
+
+
+# --------------------------------------------------------------------------------------
+# fast path: the plain interval lines ("[  3]  0.0- 1.0 sec  1.12 MBytes  9.44 Mbits/sec"), a
+# block at a time
+
+#: False makes :func:`read_iperf` read every line with the line-by-line parser (tests compare
+#: both on the same files)
+_FAST_ENABLED = True
+_BLOCK_CHARS = 1 << 20
+_FN = r"\d{1,12}(?:\.\d{1,9})?"
+_FAST2 = re.compile(
+    rf"^(?:[ \t]*\[[ \t]*(\d{{1,9}}|SUM)\][ \t]+({_FN})[ \t]*-[ \t]*({_FN})[ \t]+sec[ \t]+"
+    rf"({_FN})[ \t]+([KMGTkmgt]?)Bytes[ \t]+({_FN})[ \t]+([KMGTkmgt]?)bits/sec[ \t\r]*|(.*))$",
+    re.M,
+)
+_BIN_LUT = np.ones(128)
+_DEC_LUT = np.ones(128)
+for _k in BIN:
+    if _k:
+        _BIN_LUT[ord(_k)], _DEC_LUT[ord(_k)] = BIN[_k], DEC[_k]
+
+
+def _scan_fast(text: str, st: _TextState) -> None:
+    """Read *text* block by block: runs of plain interval lines (:data:`_FAST2`) as columns
+    (:func:`_fast_run`), every other line by :func:`_text_line`."""
+    pos, first = 0, 1
+    n_text = len(text)
+    while True:
+        cut = text.find("\n", pos + _BLOCK_CHARS) if pos + _BLOCK_CHARS < n_text else -1
+        block = text[pos:] if cut < 0 else text[pos:cut]
+        tuples = _FAST2.findall(block)
+        run = []
+        lines = None
+        for k, t in enumerate(tuples):
+            if t[0]:
+                if not st.server_report:
+                    run.append(k)
+                    continue
+                if lines is None:
+                    lines = block.split("\n")
+                line = lines[k]
+            else:
+                line = t[-1]
+                if not line.strip():
+                    continue  # a blank line changes nothing
+            if run:
+                _fast_run(st, tuples, run, first)
+                run = []
+            _text_line(st, first + k, line.rstrip())
+        if run:
+            _fast_run(st, tuples, run, first)
+        if cut < 0:
+            return
+        first += len(tuples)
+        pos = cut + 1
+
+
+def _fast_run(st: _TextState, tuples: list, ks: list, first: int) -> None:
+    """The plain interval lines *ks* of a block, with no other line between them, as :func:`_text_line` reads them."""
+    if st.rows:  # the rows before are complete (no out-of-order line can reach back: see read_iperf)
+        st.blocks.add(st.rows)
+        st.rows = []
+    st.rep.content(first + ks[0])
+    st.rep.ok(len(ks))
+    n = len(ks)
+    sid, t0, t1, xfer, xu, rate, ru, _ = zip(*[tuples[k] for k in ks])
+    cache = st.blocks.cache
+    streams = np.empty(n, dtype=object)
+    streams[:] = list(map(cache.setdefault, sid, sid))
+    cols = {
+        "stream": streams,
+        "start_s": np.array(t0, dtype=np.float64),
+        "end_s": np.array(t1, dtype=np.float64),
+        "bytes": np.array(xfer, dtype=np.float64) * _unit(xu, _BIN_LUT),
+        "rate_bps": np.array(rate, dtype=np.float64) * _unit(ru, _DEC_LUT),
+        "connection": None, "src": None, "dst": None,
+    }
+    # the stream key of each row, as _split_rows forms it
+    key_of = {}
+    for s_id in dict.fromkeys(sid):
+        if s_id == "SUM":
+            key_of[s_id] = (s_id, st.test)
+            st.sum_in_test = True
+        else:
+            conn = st.connections.get(s_id)
+            key_of[s_id] = (s_id, (conn[0], False) if conn else None)
+    conns = {s_id: st.connections.get(s_id) for s_id in key_of if s_id != "SUM"}
+    if any(conns.values()):
+        arr = np.array(sid, dtype=object)
+        for name in ("connection", "src", "dst"):
+            cols[name] = np.full(n, None, dtype=object)
+        for s_id, conn in conns.items():
+            if conn:
+                at = arr == s_id
+                cols["connection"][at] = conn[0]
+                cols["src"][at] = conn[1]
+                cols["dst"][at] = conn[2]
+    keys = list(map(key_of.__getitem__, sid))
+    st.blocks.add_fast(cols, keys, n)
+
+
+def _unit(col: tuple, lut: np.ndarray) -> np.ndarray:
+    codes = np.frombuffer(np.array(col, dtype="U1").tobytes(), dtype=np.uint32)  # "" is 0
+    return lut[np.minimum(codes, 127)]
