@@ -145,7 +145,17 @@ def bad_numbers(row: dict) -> bool:
 
 
 def clean_summary(row: dict) -> dict:
-    return {k: v for k, v in row.items() if v is not None and not (isinstance(v, float) and np.isnan(v))}
+    """*row* without its None and NaN values (*row* itself when it holds none: no copy).
+
+    Examples
+    --------
+    >>> clean_summary({"stream": "3", "rtt_s": float("nan"), "src": None, "bytes": 1.0})
+    {'stream': '3', 'bytes': 1.0}
+    """
+    for v in row.values():
+        if v is None or (isinstance(v, float) and v != v):
+            return {k: v for k, v in row.items() if v is not None and not (isinstance(v, float) and np.isnan(v))}
+    return row
 
 
 # --------------------------------------------------------------------------------------
