@@ -1,9 +1,16 @@
-"""Packet-level simulations behind notebooks 08 and 11 (seed reports 001 and 004).
+"""Packet-level simulations behind notebook 11 (seed report 004).
 
-Seed 004 studied AIMD variants with a small packet-level simulator; seed 001 read the
-cwnd traces of an ns-3 example. Neither report ships its traces, so this script makes
-comparable ones with a small discrete-event simulator of its own, and writes them in
-the formats the notebooks read:
+Seed 004 studied AIMD variants with a small packet-level simulator of its own: Tahoe,
+Reno, AIAD (decrease by one segment) and AIMD with a decrease to 5/6. The report ships no
+traces, so this script makes comparable ones with a small discrete-event simulator, and
+writes them in the formats notebook 11 reads. ns-3 is not used here: it has no
+congestion-control class for AIAD or for a 5/6 decrease (its ``TcpNewReno`` halves, its
+``TcpLinuxReno`` too), and seed 004's simulator was not ns-3 either.
+
+Seed 001's NewReno traces (notebook 08) used to be imitated here too; they now come from
+ns-3 itself, through ``scripts/ns3_seed001.py``.
+
+Output:
 
 ``data/measurements/seed004/simulated/<scenario>/``
     ``received.csv`` (packets received per flow in 0.1 s bins, as seed 004 counted them),
@@ -11,9 +18,6 @@ the formats the notebooks read:
     ``cwnd.csv.gz`` (window and ssthresh of each flow, thinned to one sample per 10 ms plus
     every decrease and the peak before it), ``summary.csv`` (per flow: start, end,
     packets, drops).
-``data/measurements/seed001/simulated/newreno-cwnd.data``, ``newreno-ssth.data``
-    ns-3 trace-sink format (``time old new``, bytes) of a NewReno flow on the network of
-    ns-3's ``tcp-variants-comparison`` example (the one seed 001 ran).
 
 The simulator
 -------------
@@ -23,7 +27,7 @@ links; ACKs return after the sum of the propagation delays of the path (they are
 and nothing queues on the way back). Senders always have data until their file is sent.
 
 TCP senders count in bytes with one segment of ``mss`` bytes per packet and react to
-loss in one of these ways (the options of seed 004's simulator, plus NewReno):
+loss in one of these ways (the options of seed 004's simulator):
 
 ``tahoe``    3 duplicate ACKs or a timeout: ssthresh = max(b W, 2 MSS), W = 1 MSS;
 ``reno``     3 duplicate ACKs: ssthresh = max(b min(W, flight), 1 MSS), W = ssthresh
@@ -31,20 +35,14 @@ loss in one of these ways (the options of seed 004's simulator, plus NewReno):
              out-of-order segments it holds (SACK) and, until the ACK of all the data sent
              before the loss, the sender retransmits the holes and sends new data while
              the segments in the network stay below W (RFC 6675's "pipe");
-``newreno``  RFC 6582 with ssthresh = max(b min(W, flight), 2 MSS): W = ssthresh + 3 MSS,
-             inflated by 1 MSS per duplicate ACK; partial ACKs retransmit the next hole
-             (only the first one restarts the retransmission timer, the "impatient"
-             variant), the full ACK deflates W to ssthresh;
 ``aiad``     3 duplicate ACKs: W = max(W - 1 MSS, 1 MSS) (seed 004's AIAD), then as reno.
 
 Slow start adds one MSS per ACK of new data, congestion avoidance MSS^2 / W (ns-3 and
 seed 004 do the same), ``b`` is the decrease factor (0.5 by default; seed 004 also ran
 5/6). Timeouts follow RFC 6298 (minimum RTO 1 s, doubling), set ssthresh to
-max(b min(W, flight), 2 MSS) (2 MSS for the ns-3 run: ns-3.27 marks everything in flight
-as lost first, as seed 001's Table 1 shows), then go back to the first unacknowledged
-byte. The seed 004 runs start with ssthresh = 64 kB (the report's simulator had a
-configurable threshold). Receivers acknowledge every packet (or every second one with
-``delayed_ack``, 200 ms timer, immediately when out of order) and keep out-of-order data.
+max(b min(W, flight), 2 MSS), then go back to the first unacknowledged byte. The runs
+start with ssthresh = 64 kB (the report's simulator had a configurable threshold).
+Receivers acknowledge every packet and keep out-of-order data.
 
 Everything is deterministic (no random loss is used; event ties are broken by creation
 order), so the files only change when this script does. Run from the repository root:
@@ -64,7 +62,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT004 = ROOT / "data" / "measurements" / "seed004" / "simulated"
-OUT001 = ROOT / "data" / "measurements" / "seed001" / "simulated"
 
 
 class Sim:
@@ -140,13 +137,11 @@ class Flow:
     path: list                  # links, sender to receiver
     file_bytes: int
     start: float
-    mode: str = "tahoe"         # tahoe | reno | newreno | aiad
+    mode: str = "tahoe"         # tahoe | reno | aiad
     decrease_to: float = 0.5
     mss: int = 1000
     init_cwnd_segments: int = 1
     init_ssthresh: float = 1e12
-    delayed_ack: bool = False
-    rto_ssthresh_from_flight: bool = True   # False: ssthresh = 2 MSS after a timeout (ns-3.27)
     cwnd_log: list = field(default_factory=list)
     ssth_log: list = field(default_factory=list)
     finished: float = math.nan
@@ -171,7 +166,6 @@ class TcpSender:
         self.timing = None      # (seq, sent_at) of the segment being timed (Karn)
         self.sacked = set()     # out-of-order segments the receiver reported (SACK)
         self.rtx = set()        # segments retransmitted in the current recovery
-        self.partial_acked = False
         self.ack_delay = sum(link.delay for link in flow.path)
         self.log()
         sim.at(flow.start, self.send_more)
@@ -197,7 +191,7 @@ class TcpSender:
         if retransmission and self.timing is not None and self.timing[0] >= seq:
             self.timing = None
         self.forward(pkt)
-        if self.timer_id == 0 or (retransmission and self.f.mode != "newreno"):
+        if self.timer_id == 0 or retransmission:
             self.arm_timer()
 
     def forward(self, pkt):
@@ -217,10 +211,7 @@ class TcpSender:
     def on_timeout(self, tid):
         if tid != self.timer_id or self.snd_una >= self.f.file_bytes:
             return
-        if self.f.rto_ssthresh_from_flight:
-            self.ssthresh = max(self.f.decrease_to * min(self.cwnd, self.flight()), 2.0 * self.mss)
-        else:
-            self.ssthresh = 2.0 * self.mss
+        self.ssthresh = max(self.f.decrease_to * min(self.cwnd, self.flight()), 2.0 * self.mss)
         self.cwnd = float(self.mss)
         self.backoff = min(self.backoff * 2, 64)
         self.in_recovery = False
@@ -234,9 +225,6 @@ class TcpSender:
         self.snd_nxt = self.snd_una + min(self.mss, self.f.file_bytes - self.snd_una)
 
     # ---- ACKs
-    def uses_sack(self):
-        return self.f.mode in ("reno", "aiad")
-
     def sack_send(self):
         """RFC 6675-style recovery: retransmit the holes below the highest SACKed segment,
         then new data, while the segments in the network ("pipe") stay below cwnd."""
@@ -262,7 +250,6 @@ class TcpSender:
         mss = self.mss
         self.sacked = {q for q in sacked if q >= ack}
         if ack > self.snd_una:
-            acked = ack - self.snd_una
             self.snd_una = ack
             if self.snd_nxt < ack:
                 self.snd_nxt = ack
@@ -270,26 +257,14 @@ class TcpSender:
             if self.timing is not None and ack > self.timing[0]:
                 self.update_rtt(self.sim.now - self.timing[1])
                 self.timing = None
-            if self.in_recovery:
+            if self.in_recovery:            # reno and aiad only
                 if ack > self.recover:      # full ACK
                     self.in_recovery = False
-                    if self.f.mode == "newreno":
-                        self.cwnd = self.ssthresh
                     self.dupacks = 0
-                elif self.uses_sack():      # partial ACK: the scoreboard decides
+                else:                       # partial ACK: the scoreboard decides
                     self.log()
                     self.arm_timer()
                     self.sack_send()
-                    return
-                else:                       # partial ACK: retransmit the next hole
-                    self.transmit(self.snd_una, retransmission=True)
-                    if self.f.mode == "newreno":
-                        self.cwnd = max(self.cwnd - acked + mss, float(mss))
-                    self.log()
-                    if not self.partial_acked:     # "impatient": only the first one restarts the timer
-                        self.partial_acked = True
-                        self.arm_timer()
-                    self.send_more()
                     return
             else:
                 self.dupacks = 0
@@ -306,12 +281,8 @@ class TcpSender:
         elif ack == self.snd_una and self.flight() > 0:
             self.dupacks += 1
             if self.in_recovery:
-                if self.f.mode == "newreno":
-                    self.cwnd += mss
-                    self.log()
-                elif self.uses_sack():
-                    self.sack_send()
-                    return
+                self.sack_send()
+                return
             elif self.dupacks == 3:
                 if ack > self.recover:
                     self.enter_recovery()
@@ -338,7 +309,7 @@ class TcpSender:
             self.ssthresh = max(self.f.decrease_to * self.cwnd, 2.0 * mss)
             self.cwnd = float(mss)
             self.snd_nxt = self.snd_una
-        elif mode == "reno":
+        else:  # reno
             self.ssthresh = max(self.f.decrease_to * min(self.cwnd, self.flight()), float(mss))
             self.cwnd = self.ssthresh
             self.in_recovery = True
@@ -347,11 +318,6 @@ class TcpSender:
             self.log()
             self.sack_send()
             return
-        else:  # newreno
-            self.partial_acked = False
-            self.ssthresh = max(self.f.decrease_to * min(self.cwnd, self.flight()), 2.0 * mss)
-            self.cwnd = self.ssthresh + 3 * mss
-            self.in_recovery = True
         self.timing = None
         self.log()
         self.transmit(self.snd_una, retransmission=True)
@@ -373,39 +339,21 @@ class TcpReceiver:
         self.next = 0
         self.ooo = {}
         self.arrivals = []          # times of packets bringing new data
-        self.pending = 0
-        self.timer = 0
         self.sender = None
 
     def receive(self, pkt):
         new = pkt.seq >= self.next and pkt.seq not in self.ooo
-        in_order = pkt.seq == self.next
         if new:
             self.arrivals.append(self.sim.now)
-            if in_order:
+            if pkt.seq == self.next:
                 self.next += pkt.size
                 while self.next in self.ooo:
                     self.next += self.ooo.pop(self.next)
             else:
                 self.ooo[pkt.seq] = pkt.size
-        if self.f.delayed_ack and in_order and not self.ooo:
-            self.pending += 1
-            if self.pending >= 2:
-                self.ack_now()
-            else:
-                self.timer += 1
-                tid = self.timer
-                self.sim.at(self.sim.now + 0.2, self._delack, tid)
-        else:
-            self.ack_now()
-
-    def _delack(self, tid):
-        if tid == self.timer and self.pending:
-            self.ack_now()
+        self.ack_now()
 
     def ack_now(self):
-        self.pending = 0
-        self.timer += 1
         ack = self.next
         self.sim.at(self.sim.now + self.sender.ack_delay, self.sender.on_ack, ack, tuple(self.ooo))
 
@@ -561,31 +509,5 @@ def seed004():
     write_seed004("competing_rtt", n3n4, *simulate([n1n3, n2n3, n3n4], flows, until), until)
 
 
-def seed001():
-    """NewReno on the network of ns-3's tcp-variants-comparison example (seed 001)."""
-    sim = Sim()
-    mtu, mss = 400, 340
-    # access link 10 Mbit/s, 45 ms; bottleneck 2 Mbit/s, 0.01 ms; the example sets the
-    # bottleneck qdisc limit to BDP / MTU = 250000 B/s x 0.09002 s / 400 B = 56 packets,
-    # and the device below it queues another 100 (ns-3 defaults)
-    access = Link(sim, "access", 10e6, 0.045, 100, header_bytes=mtu - mss + 2)
-    bottleneck = Link(sim, "bottleneck", 2e6, 0.00001, 56 + 100, header_bytes=mtu - mss + 2, monitor=True)
-    flow = Flow(1, [access, bottleneck], 10**9, 0.0, "newreno", mss=mss, delayed_ack=True,
-                rto_ssthresh_from_flight=False)
-    simulate([access, bottleneck], [flow], 100.0)
-    OUT001.mkdir(parents=True, exist_ok=True)
-    for log, name in ((flow.cwnd_log, "newreno-cwnd.data"), (flow.ssth_log, "newreno-ssth.data")):
-        thinned = _thin(log, step=0.05, keep_until=4.0)
-        with open(OUT001 / name, "w") as fh:
-            prev = 0
-            for t, v in thinned:
-                v = min(int(round(v)), 4294967295)
-                if v != prev or t == 0.0:
-                    fh.write(f"{t:.6f} {prev} {v}\n")
-                prev = v
-    print(f"seed001/simulated: {len(flow.cwnd_log)} cwnd changes, drops {len(bottleneck.drops)}")
-
-
 if __name__ == "__main__":
     seed004()
-    seed001()
