@@ -172,7 +172,8 @@ def test_several_files_combined_and_a_convert_output(tmp_path):
     assert t.reader[1] == "convert CSV"
 
 
-def _manifest(tmp_path, body, files=("q1_h3_server.txt", "q2_h3_server.txt", "q7_h1_udp_client.txt")):
+def _manifest(tmp_path, body, files=("q1_h3_server.txt", "q2_h3_server.txt", "q7_h1_udp_client.txt",
+                                     "q2_h1_tcp_client.txt")):
     for name in files:
         shutil.copy(RAW / name, tmp_path / name)
     path = tmp_path / "bad.toml"
@@ -204,6 +205,9 @@ BAD = [
      ["#1", "'side'", "'receiver'", "measured by the sender", "stat = \"summary\""]),
     ("unknown stat", f'[[measurement]]\n{HEAD}metric="goodput"\nfile="q1_h3_server.txt"\nstat="average"\n',
      ["#1", "'stat'", "'average'", "median"]),
+    # iperf3's Cwnd column is in bytes: it was averaged and labelled 'segments' (23142 "segments")
+    ("cwnd in bytes", f'[[measurement]]\n{HEAD}metric="cwnd"\nfile="q2_h1_tcp_client.txt"\n',
+     ["#1", "'metric'", "'cwnd'", "in bytes", "not segments"]),
 ]
 
 
@@ -378,3 +382,4 @@ def test_connection_in_a_tcp_probe_file_matches_either_end(tmp_path):
     mine = df[df.src.astype(str).str.startswith("10.0.0.") | df.dst.astype(str).str.startswith("10.0.0.")]
     assert list(t.n_samples) == [4, 4, 4]
     assert list(t.value) == pytest.approx([float(mine.cwnd_segments.mean())] * 3, rel=1e-12)
+

@@ -350,8 +350,13 @@ def _series(df, metric: str, fmt: str):
         col = "backlog_packets"
     if col not in df.columns or df[col].notna().sum() == 0:
         have = [c for c in ("rate_bps", "loss", "rtt_s", "cwnd_segments", "cwnd_bytes", "backlog_packets") if c in df.columns]
-        raise _Fail("metric", metric, f"a {fmt} file of this kind has no {col} column (it has: {', '.join(have) or 'none'}); "
+        raise _Fail("metric", metric, f"this {fmt} file has no {col} column (it has: {', '.join(have) or 'none'}); "
                                       "is it the right file?")
+    if metric == "cwnd" and col == "cwnd_bytes":
+        # iperf3's Cwnd column (and any reader that gives the window in bytes): averaging
+        # it under the unit 'segments' would be a number 1448 times too large
+        raise _Fail("metric", metric, f"this {fmt} file gives the window in bytes (cwnd_bytes), not segments; "
+                                      "use an ss or tcp_probe file for cwnd in segments")
     if "omitted" in df.columns:
         df = df[~df["omitted"].astype(bool)]
     if "start_s" in df.columns and "end_s" in df.columns:
@@ -365,8 +370,9 @@ def _series(df, metric: str, fmt: str):
         if metric == "loss":
             g = df.groupby(["start_s", "end_s"], sort=True)[["lost_packets", "packets"]].sum()
             return g.index.get_level_values(0).to_numpy(float), g.index.get_level_values(1).to_numpy(float), g, "interval"
-        agg = "sum" if metric == "goodput" else "mean"
-        g = df.groupby(["start_s", "end_s"], sort=True)[col].agg(agg)
+        grouped = df.groupby(["start_s", "end_s"], sort=True)[col]
+        # sum(min_count=1): an interval whose every rate is missing stays NaN, not 0 bit/s
+        g = grouped.sum(min_count=1) if metric == "goodput" else grouped.mean()
         return g.index.get_level_values(0).to_numpy(float), g.index.get_level_values(1).to_numpy(float), g.to_numpy(float), "interval"
     df = df[df[col].notna()]
     if "time_s" in df.columns and df["time_s"].notna().all():
@@ -380,9 +386,6 @@ def _series(df, metric: str, fmt: str):
         t = np.arange(len(df), dtype=float)
         kind = "sample"
     v = df[col].to_numpy(float)
-    if metric == "cwnd" and col == "cwnd_bytes":
-        raise _Fail("metric", metric, "this file gives the window in bytes, not segments; "
-                                      "use an ss or tcp_probe file for cwnd in segments")
     return t, t, v, kind
 
 
@@ -494,12 +497,19 @@ def _one(fp: Path, entry: dict, cache: dict | None = None) -> dict:
             value = _stat(rate[mask], stat)
         return dict(value=value, n=int(mask.sum()), window=win, kind=kind, reader=fmt, side=side or "")
     mask, win = _window(start, end, values, kind, entry)
+    mask &= np.isfinite(values)
+    if mask.sum() < MIN_SAMPLES:
+        raise _Fail("window_s", entry.get("window_s", "(default)"),
+                    f"only {int(mask.sum())} sample(s) with a {metric} value inside (at least {MIN_SAMPLES} "
+                    "are needed); widen the window or check the file")
     value = _stat(values[mask], stat)
     return dict(value=value, n=int(mask.sum()), window=win, kind=kind, reader=fmt, side=side or "")
 
 
 def _stat(x: np.ndarray, stat: str) -> float:
     x = x[np.isfinite(x)]
+    if not len(x):
+        raise _Fail("stat", stat, "no finite sample to summarise")
     return float({"mean": np.mean, "median": np.median, "min": np.min, "max": np.max,
                   "last": lambda a: a[-1]}[stat](x))
 
