@@ -260,6 +260,28 @@ def test_semicolon_tab_and_sep_line_files_load(text):
     assert df["row"].tolist() == [3 if text.startswith("sep=") else 2]
 
 
+@pytest.mark.parametrize("text", [
+    "question;scenario;flow;metric;value;unit\nQ1;A;h1;goodput;4,8;Mbit/s\nQ1;A;h1;rtt;12,5;ms\n",
+    "sep=;\nquestion;scenario;flow;metric;value;unit\nQ1;A;h1;goodput;4,8;Mbit/s\nQ1;A;h1;rtt;12,5;ms\n",
+    "question\tscenario\tflow\tmetric\tvalue\tunit\nQ1\tA\th1\tgoodput\t4,8\tMbit/s\nQ1\tA\th1\trtt\t12,5\tms\n",
+])
+def test_a_european_export_reads_its_decimal_commas(text):
+    """A semicolon-separated spreadsheet export writes every value with a decimal comma."""
+    df = load_measurements(io.StringIO(text))
+    assert df["value_base"].tolist() == pytest.approx([4.8e6, 0.0125], rel=1e-15)
+
+
+def test_an_ambiguous_comma_in_a_semicolon_file_gets_the_grammar_message():
+    with pytest.raises(MeasurementError, match=r"row 2, column 'value': '4,690' is ambiguous"):
+        load_measurements(io.StringIO("question;scenario;flow;metric;value;unit\nQ1;A;h1;goodput;4,690;Mbit/s\n"))
+
+
+def test_a_converted_file_loaded_as_a_table_points_to_the_manifest():
+    with pytest.raises(MeasurementError, match=r"missing column 'question'.*per-sample table.*labcalc convert.*"
+                                               r"\[\[measurement\]\]"):
+        load_measurements(io.StringIO("time_s,seq,rtt_s,ttl\n,1,0.000236,64\n"))
+
+
 def test_quoted_decimal_comma_says_write_a_point():
     with pytest.raises(MeasurementError, match=r"row 2: value '3,58' has a decimal comma \(column 'value'\); "
                                                r"write 3.58"):

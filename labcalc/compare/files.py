@@ -165,7 +165,7 @@ def _read_rows(source, name: str):
         raise MeasurementError(f"{name}, row {reader.line_num}: not a readable CSV ({exc})") from None
     if header is None:
         raise MeasurementError(f"{name}: the file is empty (not even a header line)")
-    return header, records, lines, notes
+    return header, records, lines, notes, delimiter
 
 
 def load_measurements(source, quiet: bool = False):
@@ -186,7 +186,9 @@ def load_measurements(source, quiet: bool = False):
     Parameters
     ----------
     source : path, file-like, or list of paths
-        A CSV file, an open text stream, a folder (every ``*.csv`` in it, sorted), or a
+        A CSV file (comma-, semicolon- or tab-separated, or with Excel's ``sep=`` first
+        line; in a semicolon- or tab-separated file a decimal comma is read as in an
+        answer, ``4,8`` = 4.8), an open text stream, a folder (every ``*.csv`` in it, sorted), or a
         list of any of these. A measurement manifest (``.toml``), or a folder holding one,
         is built from its raw files first (:func:`labcalc.measure.build_manifest`); its
         provenance columns (``source``, ``window_s``, ``n_samples``...) are kept.
@@ -287,14 +289,19 @@ def load_measurements(source, quiet: bool = False):
             raise MeasurementError(f"{path}: measurement file not found")
         name = str(path)
     short = Path(name).name if name != "<stream>" else name
-    header, records, line_numbers, notes = _read_rows(source, name)
+    header, records, line_numbers, notes, delimiter = _read_rows(source, name)
     if notes and not quiet:
         print("\n".join(notes))
     df = pd.DataFrame(records, columns=header, dtype=str)
     missing = [c for c in REQUIRED_COLUMNS if c not in df.columns]
     if missing:
+        samples = [c for c in ("rate_bps", "rtt_s", "cwnd_segments", "cwnd_bytes", "backlog_packets", "start_s")
+                   if c in df.columns]
+        hint = (f"; its columns ({', '.join(samples)}, ...) are those of a per-sample table (the output of "
+                f"'labcalc convert'): name it as file = \"{short}\" in a manifest's [[measurement]] and build that"
+                if samples else "")
         raise MeasurementError(
-            f"{name}: missing column {missing[0]!r} (a measurement file needs {', '.join(REQUIRED_COLUMNS)})"
+            f"{name}: missing column {missing[0]!r} (a measurement file needs {', '.join(REQUIRED_COLUMNS)}){hint}"
         )
     if "note" not in df.columns:
         df["note"] = ""
@@ -305,11 +312,23 @@ def load_measurements(source, quiet: bool = False):
     values, bases, units = [], [], []
     for row_number, value, unit, metric in zip(line_numbers, df["value"], df["unit"], df["metric"]):
         if re.fullmatch(r"[+-]?\d+,\d+", value):
-            raise MeasurementError(f"{name}, row {row_number}: value {value!r} has a decimal comma "
-                                   f"(column 'value'); write {value.replace(',', '.')}")
-        if not _NUMBER.fullmatch(value):  # float() alone would take '0_964' as 964
+            if delimiter == ",":  # quoted in a comma-separated file: the writer's slip, say so
+                raise MeasurementError(f"{name}, row {row_number}: value {value!r} has a decimal comma "
+                                       f"(column 'value'); write {value.replace(',', '.')}")
+            # A semicolon- or tab-separated file (a European spreadsheet's export) writes every
+            # value with a decimal comma: read it by the one grammar, as an answer is read
+            # ('4,8' is 4.8; '4,690' is refused as ambiguous)
+            from labcalc.units import parse_quantity
+
+            try:
+                number = parse_quantity(value)[0]
+            except ValueError as exc:
+                raise MeasurementError(f"{name}, row {row_number}, column 'value': "
+                                       f"{str(exc).removeprefix('quantity: ')}") from None
+        elif not _NUMBER.fullmatch(value):  # float() alone would take '0_964' as 964
             raise MeasurementError(f"{name}, row {row_number}: value {value!r} is not a number (column 'value')")
-        number = float(value)
+        else:
+            number = float(value)
         if not math.isfinite(number):
             raise MeasurementError(f"{name}, row {row_number}: value {value!r} is not finite")
         kinds = metric_kind(metric)
