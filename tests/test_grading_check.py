@@ -443,3 +443,14 @@ def test_keys_in_other_accountings_name_the_one_that_matches(accounting, answer,
     res = grading.grade(grading.read_answers(f"student,question,answer\nada,Q4,{answer}\n".encode()), "lab5",
                         accounting=accounting)
     assert res.detail.message[0] == r.message
+
+
+@pytest.mark.parametrize("answer", ["4.6904x10^6 bit/s", "4.6904×10^6 bit/s", "4.6904*10**6 bit/s",
+                                    "4.6904 x 10^-3 Gbit/s", "4.6904X10^+0 Mbit/s", "4.6904e6 bit/s"])
+def test_power_of_ten_exponents_are_read_as_moodle_reads_them(answer):
+    # Moodle's numerical question reads "x10^", "×10^" and "*10**" as an exponent
+    # (qtype_numerical_answer_processor::apply_units); labcalc reads the same answers
+    r = check(answer, 4_690_431.5, unit="Mbit/s")
+    assert r.correct and r.given == pytest.approx(4.6904e6)
+    assert not check("4.6904x10^6", 4_690_431.5, unit="Mbit/s").correct  # still needs its unit
+    assert check("10x10^3 bytes", 10_000, unit="bytes").correct

@@ -18,6 +18,7 @@ Correct: '4690 kbps' is within 1 % of the expected value.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
@@ -106,6 +107,12 @@ def number_text(number) -> str:
     return repr(value)
 
 
+#: An exponent written as a power of ten after the number: "4.69x10^6", "4.69 × 10^6",
+#: "4.69*10**6" (Moodle's numerical question reads the same forms, with x, × or * and
+#: ^ or **; ``qtype_numerical_answer_processor::apply_units``).
+_TIMES_TEN = re.compile(r"(?<=[0-9.])\s*[xX\u00d7*\u22c5\u00b7]\s*10\s*(?:\^|\*\*)\s*([+\-\u2212]?)\s*([0-9]+)(?![0-9])")
+
+
 def parse_answer(answer, unit: str | None = None, *, require_unit: bool = True) -> ParsedAnswer:
     """Read an answer (a number, or text with a unit) into base units, never evaluating it.
 
@@ -162,6 +169,8 @@ def parse_answer(answer, unit: str | None = None, *, require_unit: bool = True) 
     if not isinstance(answer, str):
         return ParsedAnswer(math.nan, None, "unreadable",
                             f"an answer must be a number or text, not {type(answer).__name__}")
+    # "3x10^8", "3×10^8", "3*10**8" (what Moodle reads as an exponent) become "3e8"
+    answer = _TIMES_TEN.sub(lambda m: "e" + m[1].replace("\u2212", "-") + m[2], answer)
     raw, answer = answer, normalize_text(answer)
     if not answer.strip():
         return ParsedAnswer(math.nan, None, "empty", "no answer")

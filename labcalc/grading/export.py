@@ -44,9 +44,15 @@ What Moodle cannot do (and the setting that comes closest; see also README, grad
 - ``%`` on a share (``13.8 %``) is an unknown unit on a question without units: Moodle
   says "Do not include a unit" and grades 13.8, the percent/fraction slip (0.5), where
   labcalc reads 13.8 % (right). Asking for a fraction without a unit is the closest;
-- a decimal comma is read by the site's language (an English site reads ``0,138`` as
-  138; labcalc reads 0.138): ask for a decimal point, or use a site language whose
-  decimal separator is the comma;
+- a comma: Moodle's grader (``apply_units``) strips every comma when the response
+  holds a ``.`` or several commas (``1,234.5`` is 1234.5, as in labcalc), and
+  otherwise reads a lone comma as the decimal point whatever the site language
+  (``0,138`` is 0.138, as in labcalc; an English site only adds the validation
+  message "enter your answer without the thousands separator", which does not stop
+  the grading at the end of the attempt). The one difference: a lone comma before
+  exactly three digits (``1,066 bytes``) is 1.066 in Moodle, where labcalc refuses it
+  as ambiguous (1.066 or 1066?) and gives no points. Ask for a decimal point and no
+  thousands separators;
 - Moodle removes the spaces of a response before it looks its unit up, so spellings
   with spaces (``Megabits per second``) cannot be listed;
 - Moodle accepts only its own list of grades (:data:`MOODLE_FRACTIONS`): a credit of
