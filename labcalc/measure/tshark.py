@@ -235,18 +235,24 @@ def read_tshark(path) -> pd.DataFrame:
         raise rep.fail(hi + 1, f"not {FORMAT} output: this line is not a header of tshark field names: {header_line[:70]!r}")
     rep.content(hi + 1, header_line)
     ncol = len(header)
-    # the body as bytes (one byte a character; the text itself is dropped)
-    body = text[end + 1:].encode("utf-8", "surrogatepass") if end >= 0 else b""
+    # the whole text as bytes (the text itself is dropped), read from just after the header:
+    # slicing the body off (text[end + 1:]) copied the file once more (3x its size at peak)
+    body = text.encode("utf-8", "surrogatepass") if end >= 0 else b""
     del text, line
+    start = 0
+    for _ in range(hi + 1):
+        start = body.find(b"\n", start) + 1
     conv = _Converter(header, rep)
-    first_row = _first_nonblank(body, 199).decode("utf-8", "surrogatepass")
+    first_row = _first_nonblank(body, 199, start).decode("utf-8", "surrogatepass")
     fast = False
     try:
         if first_row.count(sep) > ncol - 1:
             # pandas would turn the extra fields of the first row into index levels (a 400 KB
             # row took 18 s); such a row is handled, and reported, by the csv path below
             raise ValueError("first row wider than the header")
-        reader = pd.read_csv(io.BytesIO(body), sep=sep, header=None, names=list(range(ncol)), dtype=str,
+        buffer = io.BytesIO(body)  # shares body's memory; read from the current position
+        buffer.seek(start)
+        reader = pd.read_csv(buffer, sep=sep, header=None, names=list(range(ncol)), dtype=str,
                              keep_default_na=False, quotechar='"', engine="c", skip_blank_lines=True,
                              chunksize=_ROWS_PER_BLOCK)
         with reader:
@@ -266,7 +272,7 @@ def read_tshark(path) -> pd.DataFrame:
     else:
         conv = _Converter(header, rep)
         rows = []
-        reader = csv.reader(io.StringIO(body.decode("utf-8", "surrogatepass")), delimiter=sep, quotechar='"')
+        reader = csv.reader(io.StringIO(body[start:].decode("utf-8", "surrogatepass")), delimiter=sep, quotechar='"')
         for i, fields in enumerate(_guarded(reader, rep, hi + 2), start=hi + 2):
             if not fields or (len(fields) == 1 and not fields[0].strip()):
                 continue
@@ -281,7 +287,7 @@ def read_tshark(path) -> pd.DataFrame:
             rep.ok()
         conv.add({k: np.array([r[k] for r in rows], dtype=object) for k in range(ncol)}, len(rows))
         del rows
-    reader = None
+    reader = buffer = None
     del body
     out, n = conv.finish()
     rep.require_something()
@@ -302,9 +308,8 @@ def read_tshark(path) -> pd.DataFrame:
 _ROWS_PER_BLOCK = 1 << 16
 
 
-def _first_nonblank(body: bytes, lines: int) -> bytes:
-    """The first line of *body* that is not blank among its first *lines* lines (b"" if none)."""
-    pos = 0
+def _first_nonblank(body: bytes, lines: int, pos: int = 0) -> bytes:
+    """The first line of *body* from *pos* on that is not blank among its first *lines* lines (b"" if none)."""
     for _ in range(lines):
         end = body.find(b"\n", pos)
         line = body[pos:] if end < 0 else body[pos:end]
