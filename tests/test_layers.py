@@ -69,6 +69,24 @@ def test_an_upward_import_breaks_the_contract():
     assert "labcalc.tcp._layer_probe_tmp" in result.stdout and "labcalc.grading" in result.stdout
 
 
+def _layered_modules() -> set[str]:
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    contracts = config["tool"]["importlinter"]["contracts"]
+    (layers,) = [c["layers"] for c in contracts if c["type"] == "layers"]
+    return {name.strip() for layer in layers for name in layer.replace("|", ":").split(":")}
+
+
+def test_every_top_level_module_has_a_layer():
+    # A module that is in no layer escapes the contract: a new labcalc/foo.py importing
+    # labcalc.viz would pass, and a core module importing foo would reach upwards
+    # through it unseen. Each module and package directly under labcalc/ must be placed.
+    top = {f"labcalc.{p.stem}" for p in PACKAGE.glob("*.py") if p.stem != "__init__"}
+    top |= {f"labcalc.{p.parent.name}" for p in PACKAGE.glob("*/__init__.py")}
+    assert top - _layered_modules() == set(), "add these to a layer in pyproject.toml"
+
+
 def _private_imports():
     found = []
     for path in sorted(PACKAGE.rglob("*.py")):
