@@ -226,3 +226,48 @@ def test_figures_of_the_models():
     assert len(viz.response.phase_plane(viz.response.chiu_jain_values()).axes[0].lines) == 3
     fig = viz.charts.timeseries_panels([{"ylabel": "q", "lines": {"a": ([0, 1], [1, 2])}, "band": (0, 1, "b")}] * 3)
     assert len(fig.axes) == 3
+
+
+def _png_size(png: bytes) -> tuple[int, int]:
+    import struct
+
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    return struct.unpack(">II", png[16:24])
+
+
+@pytest.mark.parametrize("name", sorted(
+    f"{room}.{fn}" for room in ("framing", "sharing", "fairness", "buffers", "response")
+    for fn in dir(getattr(viz, room)) if fn.endswith("_explorer")))
+def test_explorer_plots_follow_the_static_figure_rule(name):
+    # issue 13: one size/DPI rule for the plots under the widgets and the static figures.
+    # An explorer's PNG is drawn at viz.DPI, at its figure's size, by the same to_png
+    # that shows static figures, and is never stretched by the widget (only shrunk to fit)
+    room, fn = name.split(".")
+    ex = getattr(getattr(viz, room), fn)()
+    if ex.image is None:
+        return
+    w, h = ex.figure.get_size_inches()
+    assert ex.figure.dpi == viz.DPI and _png_size(ex.image.value) == (round(w * viz.DPI), round(h * viz.DPI))
+    assert ex.image.layout.width is None and ex.image.layout.height is None
+    assert w <= viz.FIGSIZE[0]  # no plot under a widget is wider than a static figure
+
+
+def test_static_figures_are_shown_by_the_explorers_png_rule():
+    # the notebooks' set-up shows a Figure through viz.to_png (the explorers' renderer),
+    # at the same size and DPI, so the figures of notebooks 02, 05 and 11 match their
+    # explorers' plots pixel for pixel in size
+    import base64
+    import inspect
+    import json
+    import pathlib
+
+    from labcalc import _notebook
+
+    root = pathlib.Path(__file__).resolve().parents[1] / "notebooks"
+    for number in ("02", "05", "11"):
+        (path,) = root.glob(f"{number}-*.ipynb")
+        sizes = [_png_size(base64.b64decode(o["data"]["image/png"]))
+                 for c in json.loads(path.read_text(encoding="utf-8"))["cells"]
+                 for o in c.get("outputs", []) if "image/png" in o.get("data", {})]
+        assert sizes and all(w == viz.FIGSIZE[0] * viz.DPI for w, _ in sizes), (path.name, sizes)
+    assert "to_png" in inspect.getsource(_notebook._register_figure_formatter)
