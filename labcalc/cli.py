@@ -9,6 +9,7 @@ Subcommands::
     labcalc grade lab5 ANSWERS.csv -o GRADES.csv [--report REPORT.html] [--feedback FEEDBACK.csv]
                   [--problems PROBLEMS.csv] [--salt S]
     labcalc export lab5 --format moodle-xml|gift [--variants N] [--first-seed S] [-o QUIZ]
+    labcalc simulate SCENARIO.toml [--variant V] [--duration S] [--seed N] [--tcp NAME] -o OUT_DIR
 
 Errors in the input (a bad scenario file, an unknown fairness) print one line naming
 the problem and exit with status 2; they never print a traceback. Output piped into a
@@ -111,6 +112,18 @@ def _build_parser() -> argparse.ArgumentParser:
     p_export.add_argument("--no-slips", action="store_true", help="no partial-credit answers for the slips")
     p_export.add_argument("--accounting", default="wire", choices=["wire", "frame", "tc", "ip"])
     p_export.add_argument("-o", "--output", default=None, help="file to write (default: standard output)")
+
+    p_sim = sub.add_parser("simulate", help="run a scenario in ns-3 (needs labcalc[sim]) and write the traces")
+    p_sim.add_argument("scenario", help="scenario TOML file (see data/scenarios)")
+    p_sim.add_argument("--variant", default=None, help="a [variants.NAME] table of the scenario")
+    p_sim.add_argument("--duration", type=float, default=30.0, help="simulated time in seconds (default 30)")
+    p_sim.add_argument("--seed", type=int, default=1, help="ns-3 random seed, >= 1 (default 1)")
+    p_sim.add_argument("--tcp", default="NewReno", help="TCP congestion control (NewReno, Cubic, ...)")
+    p_sim.add_argument("--queue-disc", default="droptail", help="droptail, red, codel, fq_codel or pie")
+    p_sim.add_argument("--queue-packets", type=int, default=None, help="queue size of every link [packets]")
+    p_sim.add_argument("--error-rate", type=float, default=0.0, help="random loss on the bottleneck [fraction]")
+    p_sim.add_argument("--max-packets", type=float, default=5e6, help="refuse longer runs (default 5e6 packets)")
+    p_sim.add_argument("-o", "--output", required=True, help="folder to write the files into")
     return parser
 
 
@@ -374,6 +387,24 @@ def _export(args) -> int:
     return 0
 
 
+def _simulate(args) -> int:
+    from labcalc import sim
+
+    try:
+        res = sim.simulate(args.scenario, variant=args.variant, duration_s=args.duration, seed=args.seed,
+                           tcp=args.tcp, queue_disc=args.queue_disc, queue_packets=args.queue_packets,
+                           error_rate=args.error_rate, max_packets=args.max_packets)
+    except sim.SimulationUnavailable as exc:
+        print(f"labcalc: {exc}", file=sys.stderr)
+        return 2
+    written = res.write(args.output)
+    print(res.table().to_string())
+    n = sum(len(v) for v in written.values())
+    print(f"wrote {n} files to {args.output} (ns-3 {res.attrs['ns3_version']}, seed {args.seed}, "
+          f"{res.attrs['wall_s']:.2f} s)")
+    return 0
+
+
 def main(argv=None) -> int:
     """Run the command line; returns the exit status (0 ok, 2 bad input).
 
@@ -397,7 +428,7 @@ def main(argv=None) -> int:
     parser = _build_parser()
     args = parser.parse_args(argv)
     handlers = {"answers": _answers, "solve": _solve, "convert": _convert, "measurements": _measurements, "grade": _grade,
-                "export": _export}
+                "export": _export, "simulate": _simulate}
     try:
         code = handlers[args.command](args)
         sys.stdout.flush()

@@ -1,0 +1,266 @@
+"""The C++ half of the simulator, compiled by cling (cppyy) once per process.
+
+Everything that runs per packet or per event (trace sinks, periodic sampling, drop
+accounting) is C++ so that the Python side only builds the topology and reads vectors
+back after ``Simulator::Run``. One ``Store`` holds a run; :func:`reset` in C++ clears it.
+"""
+
+SOURCE = r"""
+#include <map>
+#include <vector>
+#include <string>
+
+namespace labcalc_sim {
+using namespace ns3;
+
+struct Store {
+  NodeContainer nodes;
+  std::vector<Ptr<NetDevice>> devA, devB;      // per link: device at the tail, at the head
+  std::vector<Ipv4Address> addrA, addrB;       // their addresses
+  std::vector<Ptr<QueueDisc>> qdisc;           // the forward queue disc of every link
+  std::vector<uint32_t> watched;               // links whose queue is sampled
+  std::vector<Ptr<Application>> apps;          // one sender application per flow
+  std::vector<int> tcp;                        // 1 when the flow is TCP
+  std::vector<Ptr<PacketSink>> sinks;          // one receiver per flow
+  std::map<uint32_t, uint32_t> flowOfDst;      // receiver address -> flow
+  std::vector<double> sent, lost;              // per flow: packets sent by the sender, dropped anywhere
+  std::vector<double> cwF, cwT, cwOld, cwNew;  // cwnd trace (flow, time, old, new)
+  std::vector<double> ssF, ssT, ssOld, ssNew;  // ssthresh trace
+  std::vector<double> rtF, rtT, rtV;           // RTT samples
+  std::vector<double> gpT, gpB;                // goodput samples: time, then bytes per flow
+  std::vector<double> qT, qLen, qDrop;         // queue samples: time, then per watched link
+};
+
+Store* S = nullptr;
+
+// A UDP sender of fixed-size datagrams at a mean rate: exponential gaps (Poisson
+// arrivals) or equal gaps (a periodic source such as iperf or OnOffApplication).
+class UdpSender : public Application {
+ public:
+  static TypeId GetTypeId() {
+    static TypeId tid = TypeId("labcalc::UdpSender").SetParent<Application>().SetGroupName("Applications");
+    return tid;
+  }
+  void Setup(Address peer, uint32_t size, double gap_s, bool poisson, int64_t stream) {
+    m_peer = peer; m_size = size; m_gap = gap_s; m_poisson = poisson;
+    m_exp = CreateObject<ExponentialRandomVariable>();
+    m_exp->SetAttribute("Mean", DoubleValue(gap_s));
+    m_exp->SetStream(stream);
+  }
+ private:
+  void StartApplication() override {
+    m_socket = Socket::CreateSocket(GetNode(), UdpSocketFactory::GetTypeId());
+    m_socket->Bind();
+    m_socket->Connect(m_peer);
+    Send();
+  }
+  void StopApplication() override {
+    Simulator::Cancel(m_event);
+    if (m_socket) m_socket->Close();
+  }
+  void Send() {
+    m_socket->Send(Create<Packet>(m_size));
+    double gap = m_poisson ? m_exp->GetValue() : m_gap;
+    m_event = Simulator::Schedule(Seconds(gap), &UdpSender::Send, this);
+  }
+  Ptr<Socket> m_socket;
+  Address m_peer;
+  uint32_t m_size = 0;
+  double m_gap = 1;
+  bool m_poisson = true;
+  Ptr<ExponentialRandomVariable> m_exp;
+  EventId m_event;
+};
+
+void reset() {
+  delete S;
+  S = new Store();
+}
+
+void finish() {
+  Simulator::Destroy();
+  delete S;
+  S = nullptr;
+}
+
+uint32_t add_node() {
+  Ptr<Node> n = CreateObject<Node>();
+  S->nodes.Add(n);
+  return S->nodes.GetN() - 1;
+}
+
+void install_stack() {
+  InternetStackHelper stack;
+  stack.Install(S->nodes);
+  stack.AssignStreams(S->nodes, 1000);
+}
+
+// queue_type: a QueueDisc TypeId name (RED also gets the link's rate and delay). Returns the link index.
+uint32_t add_link(uint32_t a, uint32_t b, double rate_bps, double delay_s, uint32_t queue_packets,
+                  const std::string& queue_type, uint32_t reverse_queue_packets) {
+  PointToPointHelper p2p;
+  p2p.SetDeviceAttribute("DataRate", DataRateValue(DataRate(uint64_t(rate_bps + 0.5))));
+  p2p.SetChannelAttribute("Delay", TimeValue(Seconds(delay_s)));
+  p2p.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", QueueSizeValue(QueueSize("1p")));
+  NetDeviceContainer d = p2p.Install(S->nodes.Get(a), S->nodes.Get(b));
+  TrafficControlHelper fwd;
+  std::string size = std::to_string(queue_packets) + "p";
+  if (queue_type == "ns3::RedQueueDisc") {
+    fwd.SetRootQueueDisc("ns3::RedQueueDisc", "MaxSize", QueueSizeValue(QueueSize(size)),
+                         "LinkBandwidth", DataRateValue(DataRate(uint64_t(rate_bps + 0.5))),
+                         "LinkDelay", TimeValue(Seconds(delay_s)));
+  } else {
+    fwd.SetRootQueueDisc(queue_type, "MaxSize", QueueSizeValue(QueueSize(size)));
+  }
+  QueueDiscContainer q = fwd.Install(d.Get(0));
+  TrafficControlHelper rev;
+  rev.SetRootQueueDisc("ns3::FifoQueueDisc", "MaxSize",
+                       QueueSizeValue(QueueSize(std::to_string(reverse_queue_packets) + "p")));
+  rev.Install(d.Get(1));
+  Ipv4AddressHelper addr;
+  uint32_t k = S->devA.size();
+  std::string net = "10." + std::to_string((k >> 14) & 0xff) + "." + std::to_string((k >> 6) & 0xff) + "."
+                    + std::to_string((k & 0x3f) << 2);
+  addr.SetBase(Ipv4Address(net.c_str()), Ipv4Mask("255.255.255.252"));
+  Ipv4InterfaceContainer ifc = addr.Assign(d);
+  S->devA.push_back(d.Get(0));
+  S->devB.push_back(d.Get(1));
+  S->addrA.push_back(ifc.GetAddress(0));
+  S->addrB.push_back(ifc.GetAddress(1));
+  S->qdisc.push_back(q.Get(0));
+  return k;
+}
+
+void add_host_route(uint32_t node, Ipv4Address dest, Ptr<NetDevice> dev) {
+  Ptr<Ipv4> ip = S->nodes.Get(node)->GetObject<Ipv4>();
+  Ipv4StaticRoutingHelper h;
+  h.GetStaticRouting(ip)->AddHostRouteTo(dest, ip->GetInterfaceForDevice(dev));
+}
+
+// Data towards the receiver leaves every tail on the link's forward device; ACKs towards
+// the sender leave every head on the reverse device of the same link.
+void route_flow(const std::vector<uint32_t>& links, uint32_t dst_link, uint32_t src_link) {
+  Ipv4Address dst = S->addrB[dst_link];
+  Ipv4Address src = S->addrA[src_link];
+  for (uint32_t l : links) {
+    add_host_route(S->devA[l]->GetNode()->GetId(), dst, S->devA[l]);
+    add_host_route(S->devB[l]->GetNode()->GetId(), src, S->devB[l]);
+  }
+}
+
+void on_cwnd(uint32_t f, uint32_t o, uint32_t n) {
+  S->cwF.push_back(f); S->cwT.push_back(Simulator::Now().GetSeconds()); S->cwOld.push_back(o); S->cwNew.push_back(n);
+}
+void on_ssth(uint32_t f, uint32_t o, uint32_t n) {
+  S->ssF.push_back(f); S->ssT.push_back(Simulator::Now().GetSeconds()); S->ssOld.push_back(o); S->ssNew.push_back(n);
+}
+void on_rtt(uint32_t f, Time o, Time n) {
+  if (n.IsZero()) return;
+  S->rtF.push_back(f); S->rtT.push_back(Simulator::Now().GetSeconds()); S->rtV.push_back(n.GetSeconds());
+}
+void on_sent(uint32_t f, Ptr<const Packet> p) { S->sent[f] += 1; }
+
+uint32_t flow_of(Ptr<const Packet> p, bool ppp) {
+  Ptr<Packet> c = p->Copy();
+  if (ppp) { PppHeader h; c->RemoveHeader(h); }
+  Ipv4Header ip;
+  if (c->PeekHeader(ip) == 0) return 0xffffffff;
+  auto it = S->flowOfDst.find(ip.GetDestination().Get());
+  return it == S->flowOfDst.end() ? 0xffffffff : it->second;
+}
+void on_qdisc_drop(Ptr<const QueueDiscItem> item) {
+  Ptr<const Ipv4QueueDiscItem> ip = DynamicCast<const Ipv4QueueDiscItem>(item);
+  if (!ip) return;
+  auto it = S->flowOfDst.find(ip->GetHeader().GetDestination().Get());
+  if (it != S->flowOfDst.end()) S->lost[it->second] += 1;
+}
+void on_rx_drop(Ptr<const Packet> p) {
+  uint32_t f = flow_of(p, true);
+  if (f != 0xffffffff) S->lost[f] += 1;
+}
+
+void watch_socket(uint32_t f) {
+  Ptr<BulkSendApplication> app = DynamicCast<BulkSendApplication>(S->apps[f]);
+  if (!app) return;
+  Ptr<Socket> s = app->GetSocket();
+  if (!s) return;
+  s->TraceConnectWithoutContext("CongestionWindow", MakeBoundCallback(&on_cwnd, f));
+  s->TraceConnectWithoutContext("SlowStartThreshold", MakeBoundCallback(&on_ssth, f));
+  s->TraceConnectWithoutContext("RTT", MakeBoundCallback(&on_rtt, f));
+}
+
+// sender_link: the flow's private link from its sender node; recv_link: to its receiver node.
+uint32_t add_flow(int is_tcp, uint32_t sender_node, uint32_t receiver_node, uint32_t recv_link,
+                  uint32_t sender_link, double payload_rate_bps, uint32_t payload_bytes, double start_s,
+                  double stop_s, std::string tcp_type, bool traces, bool poisson) {
+  uint32_t f = S->apps.size();
+  uint16_t port = 5001;
+  Address sinkAddr(InetSocketAddress(S->addrB[recv_link], port));
+  std::string factory = is_tcp ? "ns3::TcpSocketFactory" : "ns3::UdpSocketFactory";
+  PacketSinkHelper sink(factory, InetSocketAddress(Ipv4Address::GetAny(), port));
+  ApplicationContainer r = sink.Install(S->nodes.Get(receiver_node));
+  r.Start(Seconds(0.0));
+  ApplicationContainer s;
+  if (is_tcp) {
+    Ptr<TcpL4Protocol> l4 = S->nodes.Get(sender_node)->GetObject<TcpL4Protocol>();
+    l4->SetAttribute("SocketType", TypeIdValue(TypeId::LookupByName(tcp_type)));
+    BulkSendHelper bulk("ns3::TcpSocketFactory", sinkAddr);
+    bulk.SetAttribute("MaxBytes", UintegerValue(0));
+    bulk.SetAttribute("SendSize", UintegerValue(payload_bytes));
+    s = bulk.Install(S->nodes.Get(sender_node));
+  } else {
+    Ptr<UdpSender> app = CreateObject<UdpSender>();
+    app->Setup(sinkAddr, payload_bytes, 8.0 * payload_bytes / payload_rate_bps, poisson, 2000 + f);
+    S->nodes.Get(sender_node)->AddApplication(app);
+    s.Add(app);
+  }
+  s.Start(Seconds(start_s));
+  s.Stop(Seconds(stop_s));
+  S->apps.push_back(s.Get(0));
+  S->tcp.push_back(is_tcp);
+  S->sinks.push_back(DynamicCast<PacketSink>(r.Get(0)));
+  S->flowOfDst[S->addrB[recv_link].Get()] = f;
+  S->sent.push_back(0);
+  S->lost.push_back(0);
+  S->devA[sender_link]->TraceConnectWithoutContext("PhyTxBegin", MakeBoundCallback(&on_sent, f));
+  if (is_tcp && traces) Simulator::Schedule(Seconds(start_s) + NanoSeconds(1), &watch_socket, f);
+  return f;
+}
+
+void add_loss(uint32_t link, double rate, int64_t stream) {
+  Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
+  em->SetAttribute("ErrorRate", DoubleValue(rate));
+  em->SetAttribute("ErrorUnit", EnumValue(RateErrorModel::ERROR_UNIT_PACKET));
+  em->AssignStreams(stream);
+  S->devB[link]->SetAttribute("ReceiveErrorModel", PointerValue(em));
+}
+
+void sample_goodput() {
+  S->gpT.push_back(Simulator::Now().GetSeconds());
+  for (auto& k : S->sinks) S->gpB.push_back(double(k->GetTotalRx()));
+}
+void sample_queue() {
+  S->qT.push_back(Simulator::Now().GetSeconds());
+  for (uint32_t l : S->watched) {
+    Ptr<QueueDisc> q = S->qdisc[l];
+    S->qLen.push_back(q->GetNPackets());
+    S->qDrop.push_back(q->GetStats().nTotalDroppedPackets);
+  }
+}
+
+void run(double duration_s, double interval_s, double queue_interval_s, const std::vector<uint32_t>& watched) {
+  S->watched = watched;
+  for (auto& q : S->qdisc) q->TraceConnectWithoutContext("Drop", MakeCallback(&on_qdisc_drop));
+  for (auto& d : S->devB) d->TraceConnectWithoutContext("PhyRxDrop", MakeCallback(&on_rx_drop));
+  uint64_t n = uint64_t(duration_s / interval_s + 1e-9);
+  for (uint64_t k = 0; k <= n; ++k) Simulator::Schedule(Seconds(k * interval_s), &sample_goodput);
+  if (!watched.empty()) {
+    uint64_t m = uint64_t(duration_s / queue_interval_s + 1e-9);
+    for (uint64_t k = 0; k <= m; ++k) Simulator::Schedule(Seconds(k * queue_interval_s), &sample_queue);
+  }
+  Simulator::Stop(Seconds(duration_s) + NanoSeconds(1));
+  Simulator::Run();
+}
+
+}  // namespace labcalc_sim
+"""

@@ -1,0 +1,513 @@
+"""From a scenario or a Network to the plan of an ns-3 run (pure Python, no ns-3 needed).
+
+A :class:`Plan` says which nodes and point-to-point links ns-3 builds, which flow is TCP
+or UDP with which payload, rate, start and stop, and how many packets the run will
+simulate. :func:`plan` checks every option a student can give and raises ``ValueError``
+naming the option and its value; nothing here imports ns-3, so these checks run (and are
+tested) everywhere.
+
+Topology
+--------
+A :class:`~labcalc.network.Network` names unidirectional links and routes, not nodes. The
+nodes are derived from the routes: the head of a link and the tail of the next link of any
+route are one node. Every named link becomes one ns-3 point-to-point channel from its
+tail to its head with the link's capacity and one-way delay, the link's queue on the
+forward device, and a plain FIFO queue on the reverse device that carries the ACKs back.
+Each flow gets a sender node and a receiver node of its own, joined to the first tail and
+the last head by private links ten times faster than anything in the network (so they
+never bind); a flow's ``rtt_s`` above twice its route's delay is added on its private
+receiver link, half in each direction. Routes are static host routes, so packets follow
+exactly the route of the scenario.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Mapping
+
+from labcalc import framing
+from labcalc.network import Network
+
+__all__ = ["Plan", "PlanFlow", "PlanLink", "plan", "tcp_type_id", "TCP_VARIANTS", "QUEUE_DISCS",
+           "DEFAULT_QUEUE_PACKETS", "DEFAULT_UDP_PAYLOAD_BYTES", "SEGMENT_BYTES", "TCP_OPTIONS_BYTES",
+           "PPP_HEADER_BYTES", "SimulationTooLong", "p2p_packet_bytes", "p2p_goodput_bps", "estimate_packets"]
+
+#: ns-3's congestion-control classes (ns-3.44, ``src/internet/model``), by the name a student types.
+TCP_VARIANTS = {
+    "NewReno": "ns3::TcpNewReno",
+    "LinuxReno": "ns3::TcpLinuxReno",
+    "Cubic": "ns3::TcpCubic",
+    "Bic": "ns3::TcpBic",
+    "Vegas": "ns3::TcpVegas",
+    "Veno": "ns3::TcpVeno",
+    "WestwoodPlus": "ns3::TcpWestwoodPlus",
+    "HighSpeed": "ns3::TcpHighSpeed",
+    "Hybla": "ns3::TcpHybla",
+    "Htcp": "ns3::TcpHtcp",
+    "Scalable": "ns3::TcpScalable",
+    "Yeah": "ns3::TcpYeah",
+    "Illinois": "ns3::TcpIllinois",
+    "Ledbat": "ns3::TcpLedbat",
+    "Lp": "ns3::TcpLp",
+    "Bbr": "ns3::TcpBbr",
+}
+_TCP_ALIASES = {"westwood": "WestwoodPlus", "reno": "NewReno", "hstcp": "HighSpeed"}
+
+#: Queue disciplines of ns-3's traffic-control layer that a link may use.
+QUEUE_DISCS = {
+    "droptail": "ns3::FifoQueueDisc",
+    "red": "ns3::RedQueueDisc",
+    "codel": "ns3::CoDelQueueDisc",
+    "fq_codel": "ns3::FqCoDelQueueDisc",
+    "pie": "ns3::PieQueueDisc",
+}
+_QUEUE_ALIASES = {"fifo": "droptail", "drop-tail": "droptail", "drop_tail": "droptail", "pfifo": "droptail",
+                  "fq-codel": "fq_codel", "fqcodel": "fq_codel"}
+
+#: Queue size of a link without ``buffer_packets`` [packets]: Linux's default txqueuelen,
+#: which is also the netem limit Mininet's links get when no ``max_queue_size`` is given.
+DEFAULT_QUEUE_PACKETS = 1000
+#: UDP payload of a flow that names none [bytes]: the largest datagram that fits a 1500-byte MTU.
+DEFAULT_UDP_PAYLOAD_BYTES = 1472
+#: TCP segment size [bytes]: Linux's MSS on a 1500-byte MTU with the timestamp option.
+SEGMENT_BYTES = 1448
+#: TCP options ns-3 sends on every data segment [bytes]: the timestamp option (10 + 2 padding).
+TCP_OPTIONS_BYTES = 12
+#: Bytes a point-to-point link adds to every IP packet (ns-3's PppHeader: the protocol field).
+PPP_HEADER_BYTES = 2
+#: Private links are this many times faster than the fastest link or offered rate.
+PRIVATE_SPEEDUP = 10.0
+
+
+class SimulationTooLong(ValueError):
+    """The run would simulate more packets than allowed (the message gives the estimate)."""
+
+
+@dataclass(frozen=True)
+class PlanLink:
+    """One point-to-point channel of the run (a named link or a flow's private link)."""
+
+    name: str
+    tail: int
+    head: int
+    capacity_bps: float
+    delay_s: float
+    queue_packets: int
+    queue_disc: str
+    error_rate: float = 0.0
+    private: bool = False
+
+
+@dataclass(frozen=True)
+class PlanFlow:
+    """One flow of the run."""
+
+    name: str
+    transport: str
+    payload_bytes: int
+    payload_rate_bps: float
+    links: tuple
+    sender: int
+    receiver: int
+    start_s: float
+    stop_s: float
+    tcp_type: str
+    packet_bytes: int
+    extra_delay_s: float
+
+
+@dataclass
+class Plan:
+    """Everything ns-3 needs, checked: nodes, links (named first, then private), flows."""
+
+    n_nodes: int
+    links: list
+    flows: list
+    duration_s: float
+    interval_s: float
+    queue_interval_s: float
+    warmup_s: dict
+    segment_bytes: int
+    seed: int
+    estimated_packets: float
+    udp_arrivals: str = "poisson"
+    delayed_ack_count: int = 1
+    name: str = ""
+    options: dict = field(default_factory=dict)
+
+
+def p2p_packet_bytes(payload_bytes: int, transport: str = "udp", tcp_options_bytes: int | None = None) -> int:
+    """Bytes an ns-3 point-to-point link counts for one datagram or segment [bytes].
+
+    Parameters
+    ----------
+    payload_bytes : int
+        Application payload of the packet [bytes].
+    transport : {"udp", "tcp"}, default "udp"
+        Transport header: UDP 8 bytes, TCP 20 bytes plus options.
+    tcp_options_bytes : int, optional
+        TCP options [bytes]; by default the 12 bytes of the timestamp option ns-3 sends.
+
+    Returns
+    -------
+    int
+        IPv4 packet + 2-byte PPP header, i.e. ``framing.frame(...).ip_bytes + 2``.
+
+    Notes
+    -----
+    ns-3's ``PointToPointNetDevice`` serialises a frame as the IP packet plus a 2-byte PPP
+    header, with no preamble, Ethernet header, FCS or gap. Compared with
+    :mod:`labcalc.framing`: ``"ip"`` counts 2 bytes fewer, ``"tc"`` 12 bytes more (the
+    Ethernet header), ``"wire"`` 36 bytes more (Ethernet header, FCS, preamble, gap).
+
+    References
+    ----------
+    .. [1] ns-3 model library, "PointToPoint" (``PointToPointNetDevice::AddHeader``).
+
+    Examples
+    --------
+    >>> p2p_packet_bytes(1000), p2p_packet_bytes(1448, "tcp")
+    (1030, 1502)
+    """
+    if tcp_options_bytes is None:
+        tcp_options_bytes = TCP_OPTIONS_BYTES if transport == "tcp" else 0
+    return framing.frame(payload_bytes, transport, tcp_options_bytes=tcp_options_bytes).ip_bytes + PPP_HEADER_BYTES
+
+
+def p2p_goodput_bps(capacity_bps: float, payload_bytes: int, transport: str = "udp",
+                    tcp_options_bytes: int | None = None) -> float:
+    """Largest goodput of a saturated ns-3 point-to-point link [bit/s].
+
+    Parameters
+    ----------
+    capacity_bps : float
+        ``DataRate`` of the link [bit/s].
+    payload_bytes : int
+        Payload per packet [bytes].
+    transport : {"udp", "tcp"}, default "udp"
+        Transport protocol.
+    tcp_options_bytes : int, optional
+        TCP options [bytes] (default 12 for TCP, as ns-3 sends timestamps).
+
+    Returns
+    -------
+    float
+        ``capacity_bps * payload / (IP packet + 2)`` [bit/s]: the theory of
+        :func:`labcalc.framing.max_goodput_bps` in the accounting of the simulated link.
+
+    Notes
+    -----
+    With 1000-byte UDP datagrams on 5 Mbit/s: 4854.4 kbit/s here, 4798.5 in the ``"tc"``
+    accounting (Linux shaper, 1.2 % less) and 4690.4 in the ``"wire"`` accounting (3.4 %
+    less). A simulated goodput is to be compared with this number, or the link
+    capacity rescaled by the ratio of the accountings.
+
+    References
+    ----------
+    .. [1] ns-3 model library, "PointToPoint".
+
+    Examples
+    --------
+    >>> round(p2p_goodput_bps(5e6, 1000) / 1e3, 1)
+    4854.4
+    """
+    return capacity_bps * payload_bytes / p2p_packet_bytes(payload_bytes, transport, tcp_options_bytes)
+
+
+def _key(name: str) -> str:
+    return re.sub(r"[\s_\-]", "", str(name)).lower()
+
+
+def tcp_type_id(name: str) -> str:
+    """ns-3 TypeId of a TCP congestion control, from its name in any case.
+
+    Parameters
+    ----------
+    name : str
+        ``"NewReno"``, ``"cubic"``, ``"Westwood"``, ``"TcpVegas"``, ...
+
+    Returns
+    -------
+    str
+        E.g. ``"ns3::TcpCubic"``.
+
+    Raises
+    ------
+    ValueError
+        An unknown name; the message lists the known ones.
+
+    Examples
+    --------
+    >>> tcp_type_id("cubic"), tcp_type_id("TcpNewReno"), tcp_type_id("westwood")
+    ('ns3::TcpCubic', 'ns3::TcpNewReno', 'ns3::TcpWestwoodPlus')
+    """
+    if not isinstance(name, str):
+        raise ValueError(f"tcp must be a variant name (str); got {name!r}")
+    key = _key(name)
+    if key.startswith("ns3::"):
+        key = key[5:]
+    if key.startswith("tcp") and key != "tcp":
+        key = key[3:]
+    key = _key(_TCP_ALIASES.get(key, key))
+    for known, type_id in TCP_VARIANTS.items():
+        if _key(known) == key:
+            return type_id
+    raise ValueError(f"tcp: unknown variant {name!r}; ns-3 has {', '.join(TCP_VARIANTS)}")
+
+
+def _queue_disc(name: str) -> str:
+    key = str(name).strip().lower()
+    key = _QUEUE_ALIASES.get(key, key)
+    if key not in QUEUE_DISCS:
+        raise ValueError(f"queue_disc: unknown discipline {name!r}; supported: {', '.join(QUEUE_DISCS)} "
+                         f"(ECN marking is not supported)")
+    return QUEUE_DISCS[key]
+
+
+def _per(name: str, value, keys, default, check):
+    """A per-flow (or per-link) option: one value for all, or a mapping with some keys."""
+    if isinstance(value, Mapping):
+        unknown = [k for k in value if k not in keys]
+        if unknown:
+            raise ValueError(f"{name}: unknown name {unknown[0]!r} (known: {', '.join(keys)})")
+        return {k: check(f"{name}[{k!r}]", value[k]) if k in value else default(k) for k in keys}
+    if value is None:
+        return {k: default(k) for k in keys}
+    v = check(name, value)
+    return {k: v for k in keys}
+
+
+def _number(name, value, lo=0.0, lo_open=False, hi=math.inf, hi_open=False):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(float(value)):
+        raise ValueError(f"{name} must be a number; got {value!r}")
+    value = float(value)
+    if value < lo or (lo_open and value == lo) or value > hi or (hi_open and value == hi):
+        raise ValueError(f"{name} must be in {'(' if lo_open else '['}{lo:g}, {hi:g}{')' if hi_open else ']'}; "
+                         f"got {value!r}")
+    return value
+
+
+def _whole(name, value, lo=1):
+    if isinstance(value, bool) or not isinstance(value, int) or value < lo:
+        raise ValueError(f"{name} must be a whole number >= {lo}; got {value!r}")
+    return value
+
+
+def _transport(name, value):
+    if not isinstance(value, str) or value.lower() not in ("udp", "tcp"):
+        raise ValueError(f"{name} must be 'udp' or 'tcp'; got {value!r}")
+    return value.lower()
+
+
+def _nodes(network: Network):
+    """Union-find of link ends: node of the tail and of the head of every named link."""
+    names = network.link_names
+    parent = list(range(2 * len(names)))
+
+    def find(i):
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    index = {n: i for i, n in enumerate(names)}
+    for fname in network.flow_names:
+        route = network.flows[fname].route
+        for a, b in zip(route, route[1:]):
+            parent[find(2 * index[a] + 1)] = find(2 * index[b])
+    roots = {}
+    ends = []
+    for i, n in enumerate(names):
+        tail, head = find(2 * i), find(2 * i + 1)
+        if tail == head:
+            raise ValueError(f"link {n!r}: the routes make its head the same node as its tail (a loop); "
+                             "ns-3 cannot build such a link")
+        ends.append((roots.setdefault(tail, len(roots)), roots.setdefault(head, len(roots))))
+    return ends, len(roots)
+
+
+def estimate_packets(flows, links_by_name: Mapping[str, PlanLink]) -> float:
+    """Packets the run will simulate, roughly [packets].
+
+    Parameters
+    ----------
+    flows : list of PlanFlow
+        The flows of a plan.
+    links_by_name : mapping name -> PlanLink
+        The named links of the plan.
+
+    Returns
+    -------
+    float
+        Sum over flows of rate x active time / packet size, with UDP at its offered rate
+        and TCP at an equal share of the tightest link of its route; TCP packets count
+        1.5 times (one ACK per two segments).
+
+    Examples
+    --------
+    >>> link = PlanLink("l", 0, 1, 1e6, 0.0, 100, "ns3::FifoQueueDisc")
+    >>> f = PlanFlow("a", "udp", 1000, 1e6, ("l",), 2, 3, 0.0, 10.0, "", 1030, 0.0)
+    >>> round(estimate_packets([f], {"l": link]))
+    1250
+    """
+    n_tcp = {}
+    for f in flows:
+        if f.transport == "tcp":
+            for name in f.links:
+                n_tcp[name] = n_tcp.get(name, 0) + 1
+    total = 0.0
+    for f in flows:
+        active = f.stop_s - f.start_s
+        if f.transport == "udp":
+            total += f.payload_rate_bps * active / (8 * f.payload_bytes)
+        else:
+            rate = min(links_by_name[n].capacity_bps / n_tcp[n] for n in f.links)
+            total += 1.5 * rate * active / (8 * f.packet_bytes)
+    return total
+
+
+def plan(network: Network, *, scenario_flows: Mapping | None = None, duration_s: float = 30.0, seed: int = 1,
+         tcp="NewReno", transport=None, offered_bps=None, payload_bytes=None, queue_packets=None,
+         queue_disc="droptail", error_rate=0.0, start_s=None, stop_s=None, interval_s=None, warmup_s=None,
+         udp_arrivals: str = "poisson", delayed_ack_count: int = 1, max_packets: float = 5_000_000) -> Plan:
+    """Check every option of :func:`labcalc.sim.simulate` and build the plan of the run.
+
+    Parameters
+    ----------
+    network : labcalc.network.Network
+        Links (capacity [bit/s], delay [s], buffer [packets]) and flows (route, demand
+        [bit/s], RTT [s], efficiency).
+    scenario_flows : mapping flow -> table, optional
+        The flow tables of a scenario file (``transport``, ``payload_bytes``), which
+        give each flow's transport and payload when the keyword options do not.
+    duration_s, seed, tcp, transport, offered_bps, payload_bytes, queue_packets, queue_disc, error_rate, start_s, stop_s, interval_s, warmup_s, udp_arrivals, delayed_ack_count, max_packets
+        As in :func:`labcalc.sim.simulate`.
+
+    Returns
+    -------
+    Plan
+
+    Raises
+    ------
+    ValueError
+        An option out of range or naming an unknown flow or link (the message names
+        both); :class:`SimulationTooLong` above ``max_packets``.
+
+    Examples
+    --------
+    >>> net = Network({"l": 5e6}, {"a": ["l"], "b": ["l"]})
+    >>> p = plan(net, transport={"a": "udp"}, offered_bps={"a": 1e6}, duration_s=10)
+    >>> [(f.name, f.transport, f.payload_bytes) for f in p.flows]
+    [('a', 'udp', 1472), ('b', 'tcp', 1448)]
+    """
+    if not isinstance(network, Network):
+        raise ValueError(f"scenario must be a scenario file or a labcalc.network.Network; got {network!r}")
+    duration_s = _number("duration_s", duration_s, 0.0, lo_open=True, hi=1e6)
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 1 <= seed < 2**32:
+        raise ValueError(f"seed must be a whole number in 1 .. 2**32 - 1 (ns-3's RngSeedManager); got {seed!r}")
+    max_packets = _number("max_packets", max_packets, 0.0, lo_open=True)
+    fnames, lnames = list(network.flow_names), list(network.link_names)
+    if not fnames:
+        raise ValueError("scenario: the network has no flow to simulate")
+    table = {n: dict(scenario_flows.get(n, {})) if scenario_flows else {} for n in fnames}
+    offered = _per("offered_bps", offered_bps, fnames, lambda k: None,
+                   lambda n, v: _number(n, v, 0.0, lo_open=True, hi=1e15))
+    trans = _per("transport", transport, fnames,
+                 lambda k: _transport(f"flows.{k}.transport", table[k]["transport"]) if "transport" in table[k]
+                 else ("udp" if offered[k] is not None else "tcp"), _transport)
+    for k in fnames:
+        if offered[k] is not None and trans[k] == "tcp":
+            raise ValueError(f"offered_bps[{k!r}]: flow {k!r} is TCP, which sends as fast as it can; "
+                             "an offered rate applies to UDP flows only")
+    payload = _per("payload_bytes", payload_bytes, fnames,
+                   lambda k: (SEGMENT_BYTES if trans[k] == "tcp" else
+                              _whole(f"flows.{k}.payload_bytes", table[k].get("payload_bytes", DEFAULT_UDP_PAYLOAD_BYTES))),
+                   lambda n, v: _whole(n, v, 1))
+    for k in fnames:
+        if trans[k] == "tcp":
+            payload[k] = SEGMENT_BYTES  # every TCP segment is one MSS; payload_bytes is for UDP
+        elif payload[k] > 65507:
+            raise ValueError(f"payload_bytes[{k!r}] must be at most 65507 for UDP; got {payload[k]!r}")
+    tcps = _per("tcp", tcp, fnames, lambda k: "ns3::TcpNewReno", lambda n, v: tcp_type_id(v))
+    qdisc = _queue_disc(queue_disc)
+    if udp_arrivals not in ("poisson", "periodic"):
+        raise ValueError(f"udp_arrivals must be 'poisson' or 'periodic'; got {udp_arrivals!r}")
+    delayed_ack_count = _whole("delayed_ack_count", delayed_ack_count, 1)
+    buffers = _per("queue_packets", queue_packets, lnames,
+                   lambda k: network.links[k].buffer_packets, lambda n, v: _whole(n, v, 1))
+    buffers = {k: DEFAULT_QUEUE_PACKETS if v is None else max(int(v), 1) for k, v in buffers.items()}
+    caps = dict(zip(lnames, network.capacities_bps.tolist()))
+    delays = dict(zip(lnames, network.delays_s.tolist()))
+    if isinstance(error_rate, Mapping):
+        errors = _per("error_rate", error_rate, lnames, lambda k: 0.0,
+                      lambda n, v: _number(n, v, 0.0, hi=1.0, hi_open=True))
+    else:
+        p = _number("error_rate", error_rate, 0.0, hi=1.0, hi_open=True)
+        used = [n for n in lnames if any(n in network.flows[f].route for f in fnames)]
+        bottleneck = min(used, key=lambda n: caps[n])
+        errors = {k: (p if k == bottleneck else 0.0) for k in lnames}
+    starts = _per("start_s", start_s, fnames, lambda k: 0.0, lambda n, v: _number(n, v, 0.0, hi=duration_s))
+    stops = _per("stop_s", stop_s, fnames, lambda k: duration_s, lambda n, v: _number(n, v, 0.0, hi=duration_s))
+    for k in fnames:
+        if not starts[k] < stops[k]:
+            raise ValueError(f"start_s[{k!r}] = {starts[k]!r} must be before stop_s[{k!r}] = {stops[k]!r}")
+    if interval_s is None:
+        interval_s = 1.0 if duration_s >= 20 else duration_s / 20
+    interval_s = _number("interval_s", interval_s, 0.0, lo_open=True, hi=duration_s)
+    if duration_s / interval_s > 1e6:
+        raise ValueError(f"interval_s = {interval_s!r} gives more than a million samples in {duration_s} s")
+    warm = _per("warmup_s", warmup_s, fnames, lambda k: 0.2 * (stops[k] - starts[k]),
+                lambda n, v: _number(n, v, 0.0, hi=duration_s))
+    for k in fnames:
+        if starts[k] + warm[k] >= stops[k]:
+            raise ValueError(f"warmup_s[{k!r}] = {warm[k]!r} leaves nothing of flow {k!r}'s "
+                             f"{stops[k] - starts[k]:g} s to measure")
+
+    ends, n_nodes = _nodes(network)
+    rates = {}
+    for k in fnames:
+        flow = network.flows[k]
+        if trans[k] == "udp":
+            rate = offered[k] if offered[k] is not None else flow.demand_bps
+            if not math.isfinite(rate):
+                rate = caps[flow.route[0]]
+            rates[k] = rate * flow.efficiency
+        else:
+            rates[k] = 0.0
+    fastest = max(max(caps.values()), max(rates.values()))
+    private_bps = PRIVATE_SPEEDUP * fastest
+    links = [PlanLink(n, ends[i][0], ends[i][1], caps[n], delays[n], buffers[n], qdisc, errors[n])
+             for i, n in enumerate(lnames)]
+    flows = []
+    for k in fnames:
+        flow = network.flows[k]
+        sender, receiver = n_nodes, n_nodes + 1
+        n_nodes += 2
+        base_rtt = 2 * sum(delays[n] for n in flow.route)
+        extra = 0.0
+        if flow.rtt_s is not None:
+            if flow.rtt_s < base_rtt - 1e-12:
+                raise ValueError(f"flows.{k}.rtt_s = {flow.rtt_s!r} is below twice the delay of its route "
+                                 f"({base_rtt!r} s); lower the link delays or raise the RTT")
+            extra = (flow.rtt_s - base_rtt) / 2
+        first = lnames.index(flow.route[0])
+        last = lnames.index(flow.route[-1])
+        links.append(PlanLink(f"{k}:sender", sender, ends[first][0], private_bps, 0.0, DEFAULT_QUEUE_PACKETS,
+                              QUEUE_DISCS["droptail"], private=True))
+        links.append(PlanLink(f"{k}:receiver", ends[last][1], receiver, private_bps, extra, DEFAULT_QUEUE_PACKETS,
+                              QUEUE_DISCS["droptail"], private=True))
+        packet = p2p_packet_bytes(payload[k], trans[k])
+        flows.append(PlanFlow(k, trans[k], int(payload[k]), rates[k], tuple(flow.route), sender, receiver,
+                              starts[k], stops[k], tcps[k], packet, extra))
+    estimate = estimate_packets(flows, {link.name: link for link in links})
+    if estimate > max_packets:
+        raise SimulationTooLong(
+            f"this run would simulate about {estimate:,.0f} packets, above max_packets = {max_packets:,.0f}; "
+            f"shorten duration_s (now {duration_s:g} s) or pass max_packets={math.ceil(estimate * 1.2):d} "
+            f"to allow it (ns-3 handles about 1-2 million packets per second of wall time here)")
+    return Plan(n_nodes=n_nodes, links=links, flows=flows, duration_s=duration_s, interval_s=interval_s,
+                queue_interval_s=interval_s / 10, warmup_s=warm, segment_bytes=SEGMENT_BYTES, seed=seed,
+                estimated_packets=estimate, udp_arrivals=udp_arrivals,
+                delayed_ack_count=delayed_ack_count, name=network.name)

@@ -1,0 +1,261 @@
+"""The result of an ns-3 run: tidy DataFrames in the columns of :mod:`labcalc.measure`, and files.
+
+Every frame uses the column names of labcalc's measurement readers, so that
+:func:`labcalc.measure.steady_state`, :func:`labcalc.measure.cwnd_phases` and the
+comparison tables work on simulated data as they do on measured data. :meth:`SimResult.write`
+writes files that the readers (and a measurement manifest) read back.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["SimResult", "SSTHRESH_UNSET_BYTES", "file_stem", "from_raw"]
+
+#: ns-3's ssthresh before the first loss (UINT32_MAX); at or above 2**31 - 1 it means "unset".
+SSTHRESH_UNSET_BYTES = 4294967295
+
+
+def file_stem(name: str) -> str:
+    """The part of a file name that stands for a flow or link name (unsafe characters -> ``_``).
+
+    Parameters
+    ----------
+    name : str
+        A flow or link name.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> file_stem("h1_udp"), file_stem("A->B")
+    ('h1_udp', 'A-_B')
+    """
+    return re.sub(r"[^A-Za-z0-9_.\-]", "_", name)
+
+
+@dataclass
+class SimResult:
+    """What an ns-3 run gives, in the columns of :mod:`labcalc.measure`.
+
+    Attributes
+    ----------
+    goodput : pandas.DataFrame
+        Per flow and interval, at the receiver: ``flow``, ``start_s``, ``end_s``, ``time_s``
+        (= ``end_s``) [s], ``bytes`` (application payload received) [bytes], ``rate_bps``
+        [bit/s].
+    cwnd : pandas.DataFrame
+        TCP flows: ``flow``, ``time_s`` [s], ``cwnd_bytes``, ``ssthresh_bytes`` [bytes]
+        (NaN while ns-3's ssthresh is unset), one row per change of either.
+    rtt : pandas.DataFrame
+        TCP flows: ``flow``, ``time_s`` [s], ``rtt_s`` [s] (ns-3's last RTT sample, per ACK).
+    queue : pandas.DataFrame
+        Named links: ``link``, ``time_s`` [s], ``backlog_packets`` (in the link's queue
+        disc), ``drops`` (cumulative packets dropped by it, as ``tc -s`` counts).
+    summary : pandas.DataFrame
+        One row per flow (index ``flow``): ``transport``, ``goodput_bps`` [bit/s] over
+        ``window_start_s`` .. ``window_end_s`` (after the warm-up), ``sent_packets``,
+        ``lost_packets`` (dropped by a queue or the error model), ``loss`` [fraction],
+        ``rtt_mean_s`` [s] (TCP, in the window), ``payload_bytes``.
+    attrs : dict
+        ``ns3_version``, ``seed``, ``duration_s``, ``accounting``, ``options``, ``wall_s``...
+    """
+
+    goodput: pd.DataFrame
+    cwnd: pd.DataFrame
+    rtt: pd.DataFrame
+    queue: pd.DataFrame
+    summary: pd.DataFrame
+    attrs: dict = field(default_factory=dict)
+
+    def table(self) -> pd.DataFrame:
+        """The per-flow summary for a notebook: goodput in Mbit/s, loss in %, RTT in ms.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Index ``flow``; columns ``transport``, ``goodput [Mbit/s]``, ``loss [%]``,
+            ``RTT [ms]``, ``sent``, ``lost``.
+
+        Examples
+        --------
+        >>> s = pd.DataFrame({"transport": ["udp"], "goodput_bps": [4.8e6], "loss": [0.01],
+        ...                   "rtt_mean_s": [float("nan")], "sent_packets": [100], "lost_packets": [1]},
+        ...                  index=pd.Index(["a"], name="flow"))
+        >>> empty = pd.DataFrame()
+        >>> SimResult(empty, empty, empty, empty, s).table()
+             transport  goodput [Mbit/s]  loss [%]  RTT [ms]  sent  lost
+        flow
+        a          udp               4.8       1.0       NaN   100     1
+        """
+        s = self.summary
+        return pd.DataFrame({
+            "transport": s["transport"],
+            "goodput [Mbit/s]": (s["goodput_bps"] / 1e6).round(4),
+            "loss [%]": (100 * s["loss"]).round(3),
+            "RTT [ms]": (1e3 * s["rtt_mean_s"]).round(2),
+            "sent": s["sent_packets"].astype(int),
+            "lost": s["lost_packets"].astype(int),
+        })
+
+    def write(self, out_dir) -> dict:
+        """Write the result as files labcalc's readers read back; return ``{kind: [paths]}``.
+
+        Parameters
+        ----------
+        out_dir : str or path-like
+            Folder to write into (created if missing).
+
+        Returns
+        -------
+        dict
+            ``"goodput"``, ``"cwnd"``, ``"ssthresh"``, ``"rtt"``, ``"queue"``: the per-flow
+            (per-link) files; ``"tables"``: the combined CSVs and ``simulation.json``.
+
+        Notes
+        -----
+        Per flow ``<flow>-goodput.csv`` (``start_s, end_s, time_s, bytes, rate_bps``: a
+        ``labcalc convert``-style CSV that a manifest names with ``metric = "goodput"``);
+        per TCP flow ``<flow>-cwnd.data`` and ``<flow>-ssth.data`` in ns-3's trace-sink
+        format ``time old new`` (bytes; ssthresh 4294967295 while unset), which
+        :func:`labcalc.measure.read_ns3` reads, and ``<flow>-rtt.data`` (``time rtt_s``,
+        ``metric = "rtt"``); per link ``<link>-queue.csv`` (``time_s, backlog_packets,
+        drops``, ``metric = "queue"``). The combined ``goodput.csv``, ``cwnd.csv``,
+        ``rtt.csv``, ``queue.csv`` and ``summary.csv`` hold every flow with a ``flow``
+        (``link``) column; ``simulation.json`` holds :attr:`attrs`. No ``.toml`` is written,
+        so the folder can also hold the manifest that names these files.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> empty = pd.DataFrame(columns=["flow", "link"])
+        >>> s = pd.DataFrame({"transport": []}, index=pd.Index([], name="flow"))
+        >>> sorted(SimResult(empty, empty, empty, empty, s).write(tempfile.mkdtemp()))
+        ['cwnd', 'goodput', 'queue', 'rtt', 'ssthresh', 'tables']
+        """
+        out = Path(os.fspath(out_dir))
+        out.mkdir(parents=True, exist_ok=True)
+        written = {k: [] for k in ("goodput", "cwnd", "ssthresh", "rtt", "queue", "tables")}
+        for name, g in self.goodput.groupby("flow", sort=False) if len(self.goodput) else ():
+            p = out / f"{file_stem(name)}-goodput.csv"
+            g[["start_s", "end_s", "time_s", "bytes", "rate_bps"]].to_csv(p, index=False)
+            written["goodput"].append(p)
+        for name, g in self.cwnd.groupby("flow", sort=False) if len(self.cwnd) else ():
+            for col, kind, suffix in (("cwnd_bytes", "cwnd", "cwnd"), ("ssthresh_bytes", "ssthresh", "ssth")):
+                v = g[col].to_numpy(float)
+                v = np.where(np.isnan(v), SSTHRESH_UNSET_BYTES, v).astype(np.int64)
+                keep = np.r_[True, v[1:] != v[:-1]]
+                old = np.r_[0, v[:-1]][keep]
+                p = out / f"{file_stem(name)}-{suffix}.data"
+                _write_columns(p, g["time_s"].to_numpy(float)[keep], old, v[keep])
+                written[kind].append(p)
+        for name, g in self.rtt.groupby("flow", sort=False) if len(self.rtt) else ():
+            p = out / f"{file_stem(name)}-rtt.data"
+            _write_columns(p, g["time_s"].to_numpy(float), g["rtt_s"].to_numpy(float))
+            written["rtt"].append(p)
+        for name, g in self.queue.groupby("link", sort=False) if len(self.queue) else ():
+            p = out / f"{file_stem(name)}-queue.csv"
+            g[["time_s", "backlog_packets", "drops"]].to_csv(p, index=False)
+            written["queue"].append(p)
+        for kind, df in (("goodput", self.goodput), ("cwnd", self.cwnd), ("rtt", self.rtt), ("queue", self.queue)):
+            p = out / f"{kind}.csv"
+            df.to_csv(p, index=False)
+            written["tables"].append(p)
+        p = out / "summary.csv"
+        self.summary.to_csv(p)
+        written["tables"].append(p)
+        p = out / "simulation.json"
+        p.write_text(json.dumps(self.attrs, indent=2, default=str) + "\n", encoding="utf-8")
+        written["tables"].append(p)
+        return written
+
+
+def _write_columns(path: Path, *cols) -> None:
+    with open(path, "w", encoding="utf-8") as fh:
+        for row in zip(*cols):
+            fh.write(" ".join(_fmt(x) for x in row) + "\n")
+
+
+def _fmt(x) -> str:
+    if isinstance(x, (int, np.integer)):
+        return str(int(x))
+    return repr(float(x)) if not float(x).is_integer() or abs(x) >= 1e15 else str(int(x))
+
+
+def from_raw(plan, raw: dict, attrs: dict) -> SimResult:
+    """Turn the engine's arrays into a :class:`SimResult` (see :func:`labcalc.sim.simulate`)."""
+    names = [f.name for f in plan.flows]
+    t = raw["gp_t"]
+    cum = raw["gp_bytes"]
+    rows = []
+    for j, f in enumerate(plan.flows):
+        start, end = t[:-1], t[1:]
+        b = np.diff(cum[:, j])
+        active = (end > f.start_s + 1e-12) & (start < f.stop_s - 1e-12)
+        rows.append(pd.DataFrame({"flow": f.name, "start_s": start[active], "end_s": end[active],
+                                  "time_s": end[active], "bytes": b[active],
+                                  "rate_bps": 8 * b[active] / (end[active] - start[active])}))
+    goodput = pd.concat(rows, ignore_index=True)
+    goodput["bytes"] = goodput["bytes"].astype(np.int64)
+
+    fc, tc, _, nc = raw["cwnd"]
+    fs, ts, _, nss = raw["ssth"]
+    parts = []
+    for j, f in enumerate(plan.flows):
+        if f.transport != "tcp":
+            continue
+        a = pd.DataFrame({"time_s": tc[fc == j], "cwnd_bytes": nc[fc == j]})
+        s = pd.DataFrame({"time_s": ts[fs == j], "ssthresh_bytes": nss[fs == j]})
+        both = pd.concat([a.assign(_o=0), s.assign(_o=1)]).sort_values(["time_s", "_o"], kind="stable")
+        both[["cwnd_bytes", "ssthresh_bytes"]] = both[["cwnd_bytes", "ssthresh_bytes"]].ffill()
+        both = both.dropna(subset=["cwnd_bytes"])
+        both.insert(0, "flow", f.name)
+        parts.append(both.drop(columns="_o"))
+    cwnd = (pd.concat(parts, ignore_index=True) if parts else
+            pd.DataFrame({"flow": [], "time_s": [], "cwnd_bytes": [], "ssthresh_bytes": []}))
+    cwnd.loc[cwnd["ssthresh_bytes"] >= 2**31 - 1, "ssthresh_bytes"] = np.nan
+    cwnd["cwnd_bytes"] = cwnd["cwnd_bytes"].astype(np.int64)
+
+    fr, tr, vr = raw["rtt"]
+    rtt = pd.DataFrame({"flow": np.array(names, dtype=object)[fr.astype(int)] if len(fr) else [],
+                        "time_s": tr, "rtt_s": vr})
+    rtt = rtt.sort_values(["flow", "time_s"], kind="stable").reset_index(drop=True) if len(rtt) else rtt
+
+    named = [link.name for link in plan.links if not link.private]
+    qt = raw["q_t"]
+    queue = pd.DataFrame({"link": np.repeat(np.array(named, dtype=object)[None, :], len(qt), 0).T.ravel(),
+                          "time_s": np.tile(qt, len(named)),
+                          "backlog_packets": raw["q_len"].T.ravel().astype(np.int64),
+                          "drops": raw["q_drop"].T.ravel().astype(np.int64)})
+
+    summ = []
+    for j, f in enumerate(plan.flows):
+        w0 = f.start_s + plan.warmup_s[f.name]
+        g = goodput[(goodput["flow"] == f.name) & (goodput["start_s"] >= w0 - 1e-9)
+                    & (goodput["end_s"] <= f.stop_s + 1e-9)]
+        if len(g):
+            lo, hi = float(g["start_s"].min()), float(g["end_s"].max())
+            rate = 8 * float(g["bytes"].sum()) / (hi - lo)
+        else:
+            lo = hi = rate = math.nan
+        r = rtt[(rtt["flow"] == f.name) & (rtt["time_s"] >= lo) & (rtt["time_s"] <= hi)] if len(rtt) else rtt
+        sent, lost = float(raw["sent"][j]), float(raw["lost"][j])
+        summ.append({"flow": f.name, "transport": f.transport, "goodput_bps": rate, "window_start_s": lo,
+                     "window_end_s": hi, "sent_packets": int(sent), "lost_packets": int(lost),
+                     "loss": lost / sent if sent else math.nan,
+                     "rtt_mean_s": float(r["rtt_s"].mean()) if len(r) else math.nan,
+                     "payload_bytes": f.payload_bytes})
+    summary = pd.DataFrame(summ).set_index("flow")
+    for df in (goodput, cwnd, rtt, queue, summary):
+        df.attrs.update(source="ns-3", seed=plan.seed)
+    return SimResult(goodput, cwnd, rtt, queue, summary, attrs)
