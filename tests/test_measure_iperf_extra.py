@@ -16,6 +16,7 @@ import io
 import json
 import math
 import re
+import shutil
 import warnings
 from pathlib import Path
 
@@ -27,6 +28,7 @@ from hypothesis import strategies as st
 
 from labcalc.measure import MalformedLinesWarning, MeasurementFormatError, ToolErrorWarning
 from labcalc.measure._common import check_json_depth
+import labcalc.measure as m
 from labcalc.measure.iperf import read_iperf, read_iperf3
 
 DATA = Path(__file__).resolve().parent / "data" / "measure"
@@ -610,3 +612,50 @@ def test_iperf2_fast_path_equals_line_by_line_on_mutated_lines(monkeypatch, seed
             pd.testing.assert_frame_equal(fast_df, slow)
             assert fast_df.attrs == slow.attrs
         assert w_fast == w_slow
+
+
+# --- shapes recorded by the issue 10/11 review (tests/data/measure/README), checked against an
+# independent parse: every interval line (a stamp prefix allowed), the (omitted) ones included,
+# and the end-of-test lines, for the client's part and the server's part separately.
+
+_REVIEW_LINE = re.compile(r"^(?:\S+\s+)?\[\s*(?:\d+|SUM)\]\s+(\d+\.\d+)-(\d+\.\d+)\s+sec\s+\S+ \w?Bytes\s+"
+                          r"([\d.]+) ([KMG]?)bits/sec(.*)$")
+
+
+def _review_parse(text):
+    intervals, ends = [], []
+    for line in text.splitlines():
+        g = _REVIEW_LINE.match(line)
+        if g:
+            rate = float(g[3]) * {"": 1, "K": 1e3, "M": 1e6, "G": 1e9}[g[4]]
+            (ends if re.search(r"(sender|receiver)\s*$", g[5]) else intervals).append(rate)
+    return intervals, ends
+
+
+@pytest.mark.parametrize("name", ["iperf3_R_P3_get_server_output.txt", "iperf3_udp_P3_get_server_output.txt",
+                                  "iperf3_P3_timestamps_epoch.txt", "iperf3_P3_O1.txt"])
+def test_review_recordings_read_every_interval(name):
+    text = (DATA / name).read_text()
+    client, _, server = text.partition("Server output:")
+    intervals, ends = _review_parse(client)
+    df = m.read(DATA / name)
+    assert len(df) == len(intervals) and df.rate_bps.sum() == pytest.approx(sum(intervals), rel=1e-12)
+    assert len(df.attrs["summary"]) == len(ends)
+    assert df.attrs["tests"] == 1 and "notes" not in df.attrs
+    if server:
+        s_intervals, s_ends = _review_parse(server)
+        so = df.attrs["server_output"]
+        assert len(so["intervals"]) == len(s_intervals) and len(so["summary"]) == len(s_ends)
+
+
+def test_a_server_log_of_two_tests_is_counted_and_not_mixed_by_a_manifest(tmp_path):
+    """One daemon's log over a 10 and a 30 Mbit/s run: a manifest used to sum them (39.87 Mbit/s)."""
+    from labcalc.measure.manifest import ManifestError, build_manifest
+
+    df = m.read(DATA / "iperf3_server_two_tests.txt")
+    assert df.attrs["tests"] == 2 and "2 iperf3 tests in one file" in df.attrs["notes"][0]
+    shutil.copy(DATA / "iperf3_server_two_tests.txt", tmp_path / "server.log")
+    (tmp_path / "m.toml").write_text('[[measurement]]\nquestion="Q"\nscenario="s"\nflow="f"\n'
+                                     'metric="goodput"\nfile="server.log"\n')
+    with pytest.raises(ManifestError, match=r"#1.*'file' = 'server.log'.*holds 2 iperf3 tests"):
+        build_manifest(tmp_path / "m.toml")

@@ -126,6 +126,7 @@ def read_iperf3(path) -> pd.DataFrame:
     rep = Report(name, FORMAT3, EXPECTED3)
     if text.lstrip().startswith("{"):
         return parse_iperf3_json(name, text, rep)
+    tests = count_tests(text)
     st = _Text(stamp=timestamp_prefix(text))
     if st.stamp is None and _FAST_ENABLED:
         _scan_fast(text, st, rep)
@@ -140,7 +141,11 @@ def read_iperf3(path) -> pd.DataFrame:
     if not measured and server is not None:
         raise rep.fail(st.server_line, "only the server's output (--get-server-output) was found, no report of the client")
     rep.require_something()
-    extra = {"summary": client.summary, "side": client.side, "reverse": client.reverse}
+    extra = {"summary": client.summary, "side": client.side, "reverse": client.reverse, "tests": tests}
+    if tests > 1:
+        extra["notes"] = [f"{tests} iperf3 tests in one file (a server left running across runs, or runs "
+                          "appended to one log): their intervals and end-of-test lines are all in this table, "
+                          "each test's times starting at 0 again"]
     if server is not None:
         extra["server_output"] = {"intervals": [clean_summary(r) for r in server.rows], "summary": server.summary}
     if error is not None:
@@ -150,6 +155,35 @@ def read_iperf3(path) -> pd.DataFrame:
     if "omitted" not in df:
         df["omitted"] = False
     return rep.finish(df, extra)
+
+
+def count_tests(text: str) -> int:
+    """How many iperf3 tests a text printout holds (at least 1).
+
+    A client prints ``Connecting to host`` once per test; a server ``Accepted connection
+    from`` once per test (its control connection), and a client with
+    ``--get-server-output`` repeats the server's after ``Server output:``.
+
+    Parameters
+    ----------
+    text : str
+        The whole printout.
+
+    Returns
+    -------
+    int
+        The number of tests [1].
+
+    Examples
+    --------
+    >>> count_tests("Accepted connection from 10.0.0.1, port 1\\n...\\nAccepted connection from 10.0.0.1, port 2\\n")
+    2
+    >>> count_tests("Connecting to host 10.0.0.2, port 5201\\nServer output:\\nAccepted connection from 10.0.0.1, port 1\\n")
+    1
+    """
+    client = text.count("Connecting to host ")
+    server = text.count("Accepted connection from ") - text.count("Server output:")
+    return max(1, client, server)
 
 
 @dataclass

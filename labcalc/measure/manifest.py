@@ -468,6 +468,12 @@ def _one(fp: Path, entry: dict, cache: dict | None = None) -> dict:
             cache[(fp, fmt_asked)] = _read(fp, fmt_asked)
         df = cache[(fp, fmt_asked)]
     fmt = df.attrs.get("format", fmt_asked or "?")
+    tests = df.attrs.get("tests", 1)
+    if isinstance(tests, int) and tests > 1:
+        # each test's intervals start at 0 again: a window (or the end-of-test lines) would
+        # mix the tests, e.g. the goodputs of a 10 and a 30 Mbit/s run summed to 40
+        raise _Fail("file", fp.name, f"holds {tests} {fmt} tests (a server left running across runs, or runs "
+                                     "appended to one log); keep one test per file, or the rows would mix them")
     if "connection" in entry:
         df = _pick_connection(df, entry["connection"])
     metric, stat, side = entry["metric"], entry["stat"], entry.get("side")
