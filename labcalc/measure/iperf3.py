@@ -75,7 +75,9 @@ def read_iperf3(path) -> pd.DataFrame:
         ``attrs["side"]`` ("client" or "server"; in JSON from ``start.connecting_to`` /
         ``start.accepted_connection``), ``attrs["reverse"]`` (``-R``);
         with ``--get-server-output``, ``attrs["server_output"]``: ``{"intervals": [...],
-        "summary": [...]}`` (dicts with the same keys as the rows).
+        "summary": [...]}`` (dicts with the same keys as the rows); from text,
+        ``attrs["tests"]``, the number of tests the printout holds (:func:`count_tests`;
+        with more than one, a note in ``attrs["notes"]``: their rows are all in the table).
 
     Raises
     ------
