@@ -462,3 +462,50 @@ def test_gift_read_by_moodles_importer_rules_gives_the_xml_answers(xml):
     assert _moodle_gift_numerical("::n::Q{#=%50%1..3#half}") == [(0.5, 2.0, 1.0)]
     assert _moodle_gift_numerical("Q{#1822:5}") == [(1.0, 1822.0, 5.0)]
     assert _moodle_gift_numerical("Q{#=%100%1.4e-05:0.1}") == [(1.0, 1.4e-05, 0.1)]
+
+
+class MoodleGiftNumerical(MoodleNumerical):
+    """A numerical question imported from GIFT: the answers of the file, no units, and
+    ``qformat_default::defaultquestion`` + ``save_unit_options`` defaults for the rest
+    (no unit list, ``unitgradingtype`` 0: a unit typed after the number is ignored by
+    the grade, with the validation message "Do not include a unit")."""
+
+    def __init__(self, answers):  # noqa: D107 - answers as _moodle_gift_numerical returns them
+        self.written = answers
+        self.answers = [(f, _php_stored(repr(v)), _php_stored(repr(t))) for f, v, t in answers]
+        self.units, self.unitgradingtype, self.unitpenalty = {}, UNITOPTIONAL, 1.0
+
+
+def test_gift_quiz_grades_the_number_as_labcalc_grades_it_with_the_unit(graded):
+    # A GIFT question asks for "the number only" in the stated unit; Moodle grades that
+    # number as labcalc grades the same number written with the question's unit.
+    rows, _, detail = graded
+    gift = grading.gift("lab5", SEEDS)
+    blocks = [b for b in re.split(r"\n\s*\n", gift) if b.strip() and not b.strip().startswith("$CATEGORY")]
+    by_id = {}
+    for block in blocks:
+        qid, seed = re.search(r"// lab5 (\S+), variant (\d+)", block).groups()
+        by_id[qid, int(seed)] = MoodleGiftNumerical(_moodle_gift_numerical(block))
+    wrong, n = [], 0
+    for i, r in enumerate(rows):
+        if r["kind"] not in ("band", "slip"):
+            continue
+        number = r["answer"].split(" ")[0]
+        moodle = by_id[r["question"], r["variant"]].grade(number)
+        labcalc = _moodle_grade_of(detail["score"].iloc[i])
+        n += 1
+        if abs(moodle - labcalc) > 1e-9:
+            wrong.append((r["question"], r["variant"], r["answer"], moodle, labcalc))
+    assert n > 15_000 and not wrong, f"{len(wrong)} of {n} differ, e.g. {wrong[:5]}"
+
+
+def test_known_difference_gift_has_no_units():
+    # GIFT cannot hold units: the unit typed after the number is not read. labcalc
+    # converts "4690 kbit/s" (right); Moodle grades 4690 as a number of Mbit/s (the
+    # kilo/mega slip, 50 %). The display unit after the number costs nothing in Moodle.
+    block = grading.gift("lab5", [1], answer_ids=["Q4"]).split("\n\n")[1]
+    q = MoodleGiftNumerical(_moodle_gift_numerical(block))
+    right = q.answers[0][1]
+    _, _, labcalc = _one("Q4", 1, f"{right * 1000} kbit/s")
+    assert labcalc == 1.0 and q.grade(f"{right * 1000} kbit/s") == 0.5
+    assert q.grade(f"{right} Mbit/s") == q.grade(f"{right}") == 1.0

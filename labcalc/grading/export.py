@@ -56,7 +56,12 @@ What Moodle cannot do (and the setting that comes closest; see also README, grad
 - Moodle removes the spaces of a response before it looks its unit up, so spellings
   with spaces (``Megabits per second``) cannot be listed;
 - Moodle accepts only its own list of grades (:data:`MOODLE_FRACTIONS`): a credit of
-  two slips at once such as 0.375 is written as the nearest (40 %).
+  two slips at once such as 0.375 is written as the nearest (40 %);
+- GIFT holds no units: a GIFT question asks for the number only, in the stated unit,
+  and Moodle grades that number as labcalc grades it written with that unit; a unit
+  typed after it is not read (``4690 kbit/s`` on a question in Mbit/s is graded as
+  4690 Mbit/s, the kilo/mega slip, where labcalc reads 4.69 Mbit/s), and a number
+  without a unit is not refused. Use Moodle XML when students may type units.
 
 Speed: the grader's rules do not change when the key, its absolute tolerance and the
 context slips' values are all multiplied by the same positive number, so the stretches
