@@ -349,7 +349,7 @@ def estimate_packets(flows, links_by_name: Mapping[str, PlanLink]) -> float:
     --------
     >>> link = PlanLink("l", 0, 1, 1e6, 0.0, 100, "ns3::FifoQueueDisc")
     >>> f = PlanFlow("a", "udp", 1000, 1e6, ("l",), 2, 3, 0.0, 10.0, "", 1030, 0.0)
-    >>> round(estimate_packets([f], {"l": link]))
+    >>> round(estimate_packets([f], {"l": link}))
     1250
     """
     n_tcp = {}
