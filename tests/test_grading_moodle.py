@@ -61,7 +61,12 @@ class MoodleNumerical:
       included;
     - ``apply_unit_penalty``: a unit that is not right costs ``unitpenalty * fraction``
       (type 1, "of the mark for the response") or ``unitpenalty`` (type 2); type 0
-      costs nothing; the grade is never below 0. No matching answer: 0.
+      costs nothing; the grade is never below 0. No matching answer: 0. The model
+      takes ``unitgradingtype`` from the file, as the site of issue 12 (Moodle 5.1) did;
+      the stored copies of ``save_unit_options`` read here set it to 0 on every import
+      that is not the editing form (``$options->unitgradingtype = 0`` unless
+      ``unitrole`` is set), and on a site that does so a missing or wrong known unit
+      costs nothing: check one imported question's "Unit handling" after an import.
 
     The grade is what the deferred-feedback behaviour stores when the attempt is
     finished (``process_finish`` grades every non-empty response; the validation

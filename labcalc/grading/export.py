@@ -40,7 +40,10 @@ What Moodle cannot do (and the setting that comes closest; see also README, grad
   tried converted, then as a bare number, so it matches the right answer and loses
   only the unit penalty, where labcalc credits the prefix slip (50 %). The export's
   ``unit_penalty=1`` (the default) gives it nothing, as labcalc gives for a missing
-  unit; no setting gives the slip's credit;
+  unit; no setting gives the slip's credit. Check after an import that a question's
+  "Unit handling" says the unit is graded (the ``save_unit_options`` of some Moodle
+  versions keep only the editing form's choice and import ``unitgradingtype`` as 0,
+  which makes a missing or wrong unit cost nothing);
 - ``%`` on a share (``13.8 %``) is an unknown unit on a question without units: Moodle
   says "Do not include a unit" and grades 13.8, the percent/fraction slip (0.5), where
   labcalc reads 13.8 % (right). Asking for a fraction without a unit is the closest;
