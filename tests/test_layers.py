@@ -22,6 +22,7 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "labcalc"
 MAX_MODULE_LINES = 850
+MAX_FUNCTION_LINES = 100  # lines of code: no blank lines, comments or docstring
 
 
 def _module_name(path: pathlib.Path) -> str:
@@ -126,3 +127,38 @@ def test_the_scan_sees_a_private_import():
 def test_module_size(path):
     lines = len(path.read_text(encoding="utf-8").splitlines())
     assert lines <= MAX_MODULE_LINES, f"{path.relative_to(ROOT)} has {lines} lines; split it by topic"
+
+
+def _long_functions():
+    """Functions of more than MAX_FUNCTION_LINES lines of code, and whether a comment
+    starting "Long because" stands beside them (above the ``def`` or at the top of the body)."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for node in ast.walk(ast.parse("\n".join(lines))):
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            body = node.body
+            has_doc = (isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+                       and isinstance(body[0].value.value, str))
+            if has_doc and len(body) == 1:
+                continue
+            start = body[1].lineno if has_doc else body[0].lineno
+            code = [line for line in lines[start - 1:node.end_lineno]
+                    if line.strip() and not line.strip().startswith("#")]
+            if len(code) <= MAX_FUNCTION_LINES:
+                continue
+            first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
+            top = body[0].end_lineno if has_doc else node.lineno  # comments before the first statement
+            beside = lines[max(0, first - 6):first - 1] + lines[top:start + 5]
+            reason = any(line.strip().startswith("# Long because") for line in beside)
+            found.append((f"{path.relative_to(ROOT)}:{node.lineno} {node.name} ({len(code)} lines)", reason))
+    return found
+
+
+def test_a_long_function_says_why():
+    # issue 13: no function over about 100 lines of code without a reason written beside
+    # it (a comment "# Long because ..." just above the def or at the top of its body)
+    found = _long_functions()
+    assert found, "the scan should see the few long functions that have a reason"
+    assert [name for name, reason in found if not reason] == []
