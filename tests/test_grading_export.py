@@ -346,3 +346,20 @@ def test_numbers_are_written_in_plain_decimals_that_read_back_exactly(numbers):
     for x, text in zip(numbers, written):
         assert "e" not in text.lower() and float(text) == x
         assert not text.endswith(".0") and text != "-0"
+
+
+@pytest.mark.parametrize("seeds, words", [
+    ([], "no variant to export"), ([1.5], "whole number; got 1.5"), (["x"], "whole number; got 'x'"),
+    ([True], "whole number; got True"), (5, "a list of variant numbers"), ([float("nan")], "got nan"),
+])
+def test_bad_seeds_are_refused_by_name(seeds, words):
+    # an empty list raised a numpy TypeError, 1.5 was read as variant 1
+    with pytest.raises(ValueError, match=words):
+        grading.moodle_xml("lab5", seeds, answer_ids=["Q3"])
+
+
+def test_a_repeated_seed_is_exported_once():
+    # two questions with one ID number: Moodle refuses the import ("ID number already in use")
+    xml = grading.moodle_xml("lab5", [1, 1, 2, 1], answer_ids=["Q3"])
+    assert xml.count("<idnumber>lab5-Q3-v1</idnumber>") == 1 and xml.count("<idnumber>") == 2
+    assert grading.gift("lab5", [2, 2], answer_ids=["Q3"]).count("// lab5 Q3, variant 2") == 1

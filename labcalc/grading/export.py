@@ -268,6 +268,23 @@ def quiz_items(lab, seeds: Iterable[int] = range(1, 21), *,
     return items
 
 
+def _variant_seeds(seeds) -> list[int]:
+    """The variants to export: whole numbers, each once (a repeated seed would give two
+    questions one Moodle ID number, which the import refuses), in the order given."""
+    if isinstance(seeds, (str, bytes)) or not isinstance(seeds, Iterable):
+        raise ValueError(f"seeds must be a list of variant numbers; got {seeds!r}")
+    out: list[int] = []
+    for seed in seeds:
+        if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer, float, np.floating)) \
+                or not float(seed).is_integer():
+            raise ValueError(f"seeds: a variant is a whole number; got {seed!r}")
+        if int(seed) not in out:
+            out.append(int(seed))
+    if not out:
+        raise ValueError("seeds: no variant to export (give at least one seed)")
+    return out
+
+
 def _items(lab, seeds, answer_ids, accounting, credit, slips) -> list[dict]:
     """The questions as :func:`quiz_items` describes them, the answers kept as columns:
     ``labels`` (grade [%], feedback), ``mids`` and ``halves`` (centre and half-width of
@@ -292,7 +309,7 @@ def _items(lab, seeds, answer_ids, accounting, credit, slips) -> list[dict]:
                 raise ValueError(f"{lab} has no answer {answer_id!r} (ids look like Q4, Q13.6, Q44.2)")
             if found not in wanted:
                 wanted.append(found)
-    seeds = [int(s) for s in seeds]
+    seeds = _variant_seeds(seeds)
     keys = {s: answer_key(lab, s, accounting) for s in seeds}
     others = other_accountings(accounting)
     feedbacks: dict[tuple, str] = {}
