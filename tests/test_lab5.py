@@ -179,3 +179,15 @@ def test_precompute_of_nothing_and_of_one():
     p = lab5.variant(5)
     with lab5.precompute([p, p]):
         assert lab5.answer_values(p)[1] == pytest.approx(p.bottleneck_bps / p.udp_wire_factor())
+
+
+def test_q3_is_a_whole_number_of_bytes_in_every_variant():
+    # was payload x (1 / efficiency): 566.0000000000001 bytes in `labcalc answers --csv`
+    # and in the quiz's answer text
+    from labcalc import grading
+
+    for accounting in ("wire", "frame", "tc", "ip"):
+        for seed in range(0, 40):
+            key = grading.answer_key("lab5", seed, accounting)
+            value = key.values[key.index("Q3")]
+            assert value == round(value), (accounting, seed, value)

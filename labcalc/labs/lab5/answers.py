@@ -37,6 +37,13 @@ def _udp_loss(k, host):
     return compute
 
 
+def _udp_frame(p: Params):
+    """One UDP datagram of the variant's payload as a frame (its size in each accounting)."""
+    from labcalc import framing
+
+    return framing.frame(p.udp_payload_bytes, "udp")
+
+
 def _eff_udp(p: Params, accounting: str) -> float:
     return 1.0 / p.udp_wire_factor(accounting)
 
@@ -62,7 +69,7 @@ def _answers() -> tuple[Answer, ...]:
     # question order.
     out = [
         A("Q3", "bytes a {payload}-byte UDP datagram takes on the link (Ethernet frame)", "byte",
-          lambda p, acc: p.udp_payload_bytes * p.udp_wire_factor(acc),
+          lambda p, acc: float(_udp_frame(p).bytes(acc)),  # whole bytes, no float noise
           prompt="{udp_size_q}",
           kind="size", display_unit="bytes", rtol=0.0, atol=0.5, efficiency=_eff_udp),
         A("Q4", "maximum UDP goodput through the {C} bottleneck", "bit/s",
