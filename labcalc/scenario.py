@@ -4,7 +4,8 @@ This module is the one place that documents and checks the keys of a scenario fi
 :mod:`labcalc.network` never imports it (a scenario is read here, then handed to
 :class:`~labcalc.network.Network`). Every quantity key carries its unit in its name
 (``capacity_mbps``, ``delay_ms``...) and a table gives a quantity in one unit only;
-unknown keys are errors (a typo must not be ignored). The layout::
+unknown keys are errors (a typo must not be ignored), and a bad value is reported with
+the key and the value as the file wrote them (``demand_mbps = -1``). The layout::
 
     name = "lab53"                 # optional
     description = "..."            # optional
@@ -12,15 +13,15 @@ unknown keys are errors (a typo must not be ignored). The layout::
     source = "..."                 # optional: where the numbers come from
     [parameters]                   # optional, free-form: numbers the notebooks quote
     [links.r1-eth1]
-    capacity_mbps = 5              # required: capacity_bps / _kbps / _mbps / _gbps
-    delay_ms = 0                   # optional: delay_s / _ms / _us
+    capacity_mbps = 5              # required: capacity_bps / _kbps / _mbps / _gbps; > 0, at most 1 Pbit/s
+    delay_ms = 0                   # optional: delay_s / _ms / _us; >= 0
     buffer_packets = 1000          # optional
     description = "..."            # optional
     [flows.1to3]                   # a flow may also be written as a list: its route
     route = ["h1-eth0", "r1-eth1", "r2-eth2"]   # required
-    demand_mbps = 1                # optional (default: greedy); any rate unit
+    demand_mbps = 1                # optional (default: greedy, or inf); any rate unit; >= 0
     weight = 1                     # optional
-    rtt_ms = 300                   # optional; any time unit
+    rtt_ms = 300                   # optional; any time unit; > 0
     efficiency = 0.97              # optional, or derive it from framing with:
     payload_bytes = 2896           #   payload_bytes (required for the framing keys),
     transport = "tcp"              #   transport ("udp" or "tcp"), ip ("v4" or "v6"),
@@ -49,7 +50,7 @@ import tomllib
 from pathlib import Path
 from typing import Mapping
 
-from labcalc.network import Flow, Link, Network, ScenarioError
+from labcalc.network import MAX_RATE_BPS, Flow, Link, Network, ScenarioError
 
 __all__ = ["load_network", "network_from_dict", "read_scenario", "ScenarioError", "TOP_KEYS", "LINK_KEYS",
            "FLOW_KEYS", "VARIANT_KEYS"]
@@ -81,7 +82,18 @@ def _where(source: str, table: str) -> str:
     return f"{source}: [{table}]"
 
 
-def _quantity(table: Mapping, base: str, units: Mapping[str, float], where: str, required: bool):
+_UNIT_NAMES = {"bps": "bit/s", "kbps": "kbit/s", "mbps": "Mbit/s", "gbps": "Gbit/s", "s": "s", "ms": "ms", "us": "us"}
+
+
+def _quantity(table: Mapping, base: str, units: Mapping[str, float], where: str, required: bool,
+              positive: bool = False, allow_inf: bool = False):
+    """The value of ``base_<unit>`` in base units, checked against the key and value as written.
+
+    ``positive`` asks for > 0 (else >= 0), ``allow_inf`` lets ``inf`` through (a greedy
+    demand); a rate is at most MAX_RATE_BPS, said in the unit the file used. These are
+    Link's and Flow's checks, made here so that the message shows ``demand_mbps = -1``
+    rather than the converted ``demand_bps = -1000000.0``.
+    """
     found = [(k, v) for k, v in table.items() if k == base or k.startswith(base + "_") and k[len(base) + 1:] in units]
     found = [(k, v) for k, v in found if k != base]
     if base in table:
@@ -99,7 +111,19 @@ def _quantity(table: Mapping, base: str, units: Mapping[str, float], where: str,
         raise ScenarioError(f"{where}: {key} must be a number; got {value!r}")
     if isinstance(value, float) and math.isnan(value):
         raise ScenarioError(f"{where}: {key} must be a number; got nan")
-    return float(value) * units[key[len(base) + 1:]]
+    unit = key[len(base) + 1:]
+    converted = float(value) * units[unit]
+    if (value <= 0 if positive else value < 0) or (math.isinf(value) and not allow_inf):
+        kind = ("positive" if positive else ">= 0") + ("" if allow_inf else " and finite")
+        raise ScenarioError(f"{where}: {key} must be {kind}; got {value!r}")
+    if units is _RATE_UNITS and math.isfinite(value) and converted > MAX_RATE_BPS:
+        raise ScenarioError(f"{where}: {key} must be at most {MAX_RATE_BPS / units[unit]:g} {_UNIT_NAMES[unit]} "
+                            f"(1 Pbit/s, above any physical link); got {value!r}")
+    if positive and converted == 0:
+        base_unit = "bit/s" if units is _RATE_UNITS else "s"
+        raise ScenarioError(f"{where}: {key} must be positive; got {value!r}, which is 0 {base_unit} "
+                            f"in floating point")
+    return converted
 
 
 def _check_keys(table: Mapping, allowed: set[str], units: dict[str, Mapping], where: str) -> None:
@@ -158,7 +182,7 @@ def _link(table: Mapping, where: str) -> Link:
         raise ScenarioError(f"{where}: write the capacity with its unit, e.g. capacity_mbps = {table}")
     _check_keys(table, LINK_KEYS, {"capacity": _RATE_UNITS, "delay": _TIME_UNITS}, where)
     _check_types(table, where)
-    capacity = _quantity(table, "capacity", _RATE_UNITS, where, required=True)
+    capacity = _quantity(table, "capacity", _RATE_UNITS, where, required=True, positive=True)
     delay = _quantity(table, "delay", _TIME_UNITS, where, required=False) or 0.0
     buffer = table.get("buffer_packets")
     try:
@@ -177,8 +201,8 @@ def _flow(table: Mapping, where: str, accounting: str) -> Flow:
     if not isinstance(route, list) or not route or not all(isinstance(r, str) for r in route):
         raise ScenarioError(f"{where}: route must be a list of link names; got {_show(route)}")
     _check_types(table, where)
-    demand = _quantity(table, "demand", _RATE_UNITS, where, required=False)
-    rtt = _quantity(table, "rtt", _TIME_UNITS, where, required=False)
+    demand = _quantity(table, "demand", _RATE_UNITS, where, required=False, allow_inf=True)
+    rtt = _quantity(table, "rtt", _TIME_UNITS, where, required=False, positive=True)
     efficiency = table.get("efficiency")
     framing_keys = {"payload_bytes", "transport", "ip", "tcp_options_bytes", "vlan", "mss_bytes"}
     if framing_keys & set(table):

@@ -94,7 +94,7 @@ def test_negative_demand(tmp_path):
         Flow(["r1"], demand_bps=-1.0)
     path = tmp_path / "s.toml"
     path.write_text("[links.r1]\ncapacity_mbps=1\n[flows.f]\nroute=['r1']\ndemand_kbps=-1\n")
-    with pytest.raises(ValueError, match=r"\[flows.f\].*demand_bps must be >= 0; got -1000\.0"):
+    with pytest.raises(ValueError, match=r"\[flows.f\]: demand_kbps must be >= 0; got -1$"):
         load_network(path)
 
 
@@ -179,10 +179,68 @@ def test_toml_missing_route_and_links(tmp_path):
 
 
 def test_toml_negative_capacity_and_unknown_route(tmp_path):
-    with pytest.raises(ValueError, match=r"capacity_bps must be positive.*-5000000"):
+    with pytest.raises(ValueError, match=r"capacity_mbps must be positive and finite; got -5$"):
         load_network(write(tmp_path, BASE.replace("= 5", "= -5")))
     with pytest.raises(ValueError, match="unknown link 'r2'"):
         load_network(write(tmp_path, BASE.replace('["r1"]', '["r1", "r2"]')))
+
+
+@pytest.mark.parametrize("table, line, message", [
+    ("flows.AB", "demand_mbps = -1", "demand_mbps must be >= 0; got -1"),
+    ("flows.AB", "demand_kbps = -0.5", "demand_kbps must be >= 0; got -0.5"),
+    ("flows.AB", "demand_gbps = -inf", "demand_gbps must be >= 0; got -inf"),
+    ("flows.AB", "demand_gbps = 2e6", "demand_gbps must be at most 1e+06 Gbit/s (1 Pbit/s, above any physical "
+                                      "link); got 2000000.0"),
+    ("flows.AB", "demand_mbps = 1e300", "demand_mbps must be at most 1e+09 Mbit/s (1 Pbit/s, above any physical "
+                                        "link); got 1e+300"),
+    ("flows.AB", "demand_bps = 1_000_000_000_000_001", "demand_bps must be at most 1e+15 bit/s (1 Pbit/s, above "
+                                                       "any physical link); got 1000000000000001"),
+    ("flows.AB", "rtt_ms = 0", "rtt_ms must be positive and finite; got 0"),
+    ("flows.AB", "rtt_us = -20", "rtt_us must be positive and finite; got -20"),
+    ("flows.AB", "rtt_s = inf", "rtt_s must be positive and finite; got inf"),
+    ("flows.AB", "rtt_us = 5e-324", "rtt_us must be positive; got 5e-324, which is 0 s in floating point"),
+    ("links.r1", "capacity_mbps = 0", "capacity_mbps must be positive and finite; got 0"),
+    ("links.r1", "capacity_kbps = -3.5", "capacity_kbps must be positive and finite; got -3.5"),
+    ("links.r1", "capacity_gbps = inf", "capacity_gbps must be positive and finite; got inf"),
+    ("links.r1", "capacity_kbps = 2e12", "capacity_kbps must be at most 1e+12 kbit/s (1 Pbit/s, above any physical "
+                                         "link); got 2000000000000.0"),
+    ("links.r1", "capacity_gbps = 1e300", "capacity_gbps must be at most 1e+06 Gbit/s (1 Pbit/s, above any "
+                                          "physical link); got 1e+300"),
+    ("links.r1", "delay_ms = -1", "delay_ms must be >= 0 and finite; got -1"),
+    ("links.r1", "delay_us = inf", "delay_us must be >= 0 and finite; got inf"),
+])
+def test_toml_bad_quantity_names_the_key_and_value_written(tmp_path, table, line, message):
+    """A bad quantity is reported as the file wrote it, never in the converted base unit."""
+    links = "capacity_mbps = 5" if table == "flows.AB" else line
+    if line.startswith("delay"):
+        links = "capacity_mbps = 5\n" + line
+    flow = line if table == "flows.AB" else ""
+    path = write(tmp_path, f"[links.r1]\n{links}\n[flows.AB]\nroute = ['r1']\n{flow}\n")
+    with pytest.raises(ScenarioError) as info:
+        load_network(path)
+    assert str(info.value) == f"{path}: [{table}]: {message}"
+
+
+def test_toml_bad_quantity_in_a_variant_names_the_key_written(tmp_path):
+    path = write(tmp_path, BASE + "demand_mbps = 1\n[variants.v.flows.a]\ndemand_kbps = -2\n")
+    with pytest.raises(ScenarioError) as info:
+        load_network(path, variant="v")
+    assert str(info.value) == f"{path}: [flows.a]: demand_kbps must be >= 0; got -2"
+
+
+@pytest.mark.parametrize("line, value", [
+    ("demand_gbps = 1e6", 1e15), ("demand_bps = inf", math.inf), ("demand_mbps = 0", 0.0),
+])
+def test_toml_quantity_limits_are_inclusive(tmp_path, line, value):
+    assert load_network(write(tmp_path, BASE + line + "\n")).demands_bps.tolist() == [value]
+
+
+def test_solve_prints_the_key_and_value_written(tmp_path, capsys):
+    from labcalc.cli import main
+
+    path = write(tmp_path, "[links.r1]\ncapacity_mbps = 5\n[flows.AB]\nroute = ['r1']\ndemand_mbps = -1\n")
+    assert main(["solve", str(path)]) == 2
+    assert capsys.readouterr().err == f"labcalc: {path}: [flows.AB]: demand_mbps must be >= 0; got -1\n"
 
 
 def test_toml_syntax_error_and_missing_file(tmp_path):
