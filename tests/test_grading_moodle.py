@@ -358,6 +358,15 @@ def test_known_difference_comma_before_three_digits():
     assert labcalc == moodle == 1.0
 
 
+def test_known_difference_spaces_inside_a_number_or_unit():
+    # apply_units removes every space first; labcalc refuses a space inside a number or unit
+    (q,) = _questions(grading.moodle_xml("lab5", [1], answer_ids=["Q4"]))
+    text = f"{q.answers[0][1]:.4f}"
+    for response in (f"{text[:4]} {text[4:]} Mbit/s", f"{text} M bit/s"):
+        _, moodle, labcalc = _one("Q4", 1, response)
+        assert moodle == 1.0 and labcalc == 0.0, response
+
+
 def test_known_difference_grades_outside_moodles_list():
     # two slips at once keep the product of their credits (0.5 x 0.75 = 0.375); Moodle
     # accepts only its own grade list, so the quiz writes the nearest one (40 %)

@@ -56,8 +56,10 @@ What Moodle cannot do (and the setting that comes closest; see also README, grad
   exactly three digits (``1,066 bytes``) is 1.066 in Moodle, where labcalc refuses it
   as ambiguous (1.066 or 1066?) and gives no points. Ask for a decimal point and no
   thousands separators;
-- Moodle removes the spaces of a response before it looks its unit up, so spellings
-  with spaces (``Megabits per second``) cannot be listed;
+- Moodle removes every space of a response before it reads it, so spellings with
+  spaces (``Megabits per second``) cannot be listed, and a space inside a number or a
+  unit is ignored (``4.69 04``, ``4.69 M bit/s``, ``- 4.69``), where labcalc refuses
+  such a response as unreadable (no points);
 - Moodle accepts only its own list of grades (:data:`MOODLE_FRACTIONS`): a credit of
   two slips at once such as 0.375 is written as the nearest (40 %);
 - GIFT holds no units: a GIFT question asks for the number only, in the stated unit,
