@@ -367,6 +367,16 @@ def test_known_difference_spaces_inside_a_number_or_unit():
         assert moodle == 1.0 and labcalc == 0.0, response
 
 
+def test_known_difference_text_labcalc_normalises():
+    # Moodle: ASCII digits (PCRE \\d without /u) and str_replace(' ') only
+    (q,) = _questions(grading.moodle_xml("lab5", [1], answer_ids=["Q4"]))
+    text = f"{q.answers[0][1]:.4f}"
+    arabic = text.translate(str.maketrans("0123456789", "\u0660\u0661\u0662\u0663\u0664\u0665\u0666\u0667\u0668\u0669"))
+    for response in (f"{text}\u00a0Mbit/s", f"{text}\u202fMbit/s", f"{arabic} Mbit/s"):
+        _, moodle, labcalc = _one("Q4", 1, response)
+        assert moodle == 0.0 and labcalc == 1.0, response
+
+
 def test_known_difference_grades_outside_moodles_list():
     # two slips at once keep the product of their credits (0.5 x 0.75 = 0.375); Moodle
     # accepts only its own grade list, so the quiz writes the nearest one (40 %)

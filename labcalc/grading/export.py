@@ -60,6 +60,11 @@ What Moodle cannot do (and the setting that comes closest; see also README, grad
   spaces (``Megabits per second``) cannot be listed, and a space inside a number or a
   unit is ignored (``4.69 04``, ``4.69 M bit/s``, ``- 4.69``), where labcalc refuses
   such a response as unreadable (no points);
+- Moodle reads the digits 0-9 and the plain space only; labcalc first normalises the
+  text (:func:`labcalc.units.normalize_text`: digits of any script, a non-breaking or
+  narrow space, often pasted between number and unit, the Unicode minus). Such a
+  response (``2.8436\u00a0Mbit/s``, ``٢.٨٤٣٦ Mbit/s``) is right in labcalc and gets
+  nothing in Moodle (an unknown unit, or no number); no setting changes that;
 - Moodle accepts only its own list of grades (:data:`MOODLE_FRACTIONS`): a credit of
   two slips at once such as 0.375 is written as the nearest (40 %);
 - GIFT holds no units: a GIFT question asks for the number only, in the stated unit,
