@@ -104,10 +104,23 @@ class MoodleNumerical:
         return float(match.group(0)), unit, multiplier
 
     @staticmethod
-    def within(answer: float, tolerance: float, value: float) -> bool:
+    def within(answer: float, tolerance: float, value: float, tolerancetype: int = 2) -> bool:
+        """``qtype_numerical_answer::within_tolerance``: type 1 "relative", 2 "nominal"
+        (every numerical answer: ``$tolerancetype = 2``, which no import changes; the
+        other two are the calculated question's), 3 "geometric"."""
         eps = 10.0 ** -PHP_PRECISION
-        t = tolerance + eps * max(abs(tolerance), abs(answer), eps)
-        return answer - t <= value <= answer + t
+        if tolerancetype == 1:
+            span = abs(answer) * (abs(tolerance) + eps)
+            lo, hi = answer - span, answer + span
+        elif tolerancetype == 2:
+            t = tolerance + eps * max(abs(tolerance), abs(answer), eps)
+            lo, hi = answer - t, answer + t
+        elif tolerancetype == 3:
+            quotient = 1 + abs(tolerance) + eps
+            lo, hi = answer / quotient, answer * quotient
+        else:
+            raise ValueError(f"unknown tolerance type {tolerancetype}")
+        return lo <= value <= hi
 
     def grade(self, response: str) -> float:
         value, _, multiplier = self.apply_units(response)
@@ -290,6 +303,17 @@ def test_slips_of_issue_12_are_exported():
     assert q.grade(f"{right * 1.024 ** 2} Mbit/s") == 0.75
     assert q.grade(f"{right * 1.024 ** 3} Mbit/s") == 0.75
     assert q.grade(f"{right / 8000} Mbit/s") == 0.25
+
+
+def test_tolerance_types_of_the_model():
+    within = MoodleNumerical.within
+    # nominal: answer +- tolerance (what the export relies on), both ends included
+    assert within(10.0, 0.5, 10.5) and within(10.0, 0.5, 9.5) and not within(10.0, 0.5, 10.5001)
+    # relative: answer +- |answer| x tolerance; geometric: answer / (1 + t) .. answer x (1 + t)
+    assert within(10.0, 0.1, 11.0, 1) and not within(10.0, 0.1, 11.01, 1)
+    assert within(10.0, 0.1, 11.0, 3) and within(10.0, 0.1, 10 / 1.1, 3) and not within(10.0, 0.1, 9.05, 3)
+    # the export writes no tolerance type: every answer is nominal
+    assert "tolerancetype" not in grading.moodle_xml("lab5", [1], answer_ids=["Q4"])
 
 
 def test_a_zero_answer_is_the_interval_from_zero():
