@@ -32,11 +32,11 @@ _NUMBER = (
     r"|[0-9]{1,3}(?:,[0-9]{3}){2,}(?:\.[0-9]*)?"  # 1,000,000 (unambiguous thousands)
     r"|[0-9]{1,3}(?:,[0-9]{3})\.[0-9]*"  # 1,066.5
     r"|[0-9]+(?:[.,][0-9]*)?|[.,][0-9]+)"
-    r"(?:[eE][-+]?[0-9]+)?"
+    r"(?:[eE][-+\u2212]?[0-9]+)?"
 )
 _QUANTITY = re.compile(rf"^\s*({_NUMBER})\s*(.*?)\s*$", re.DOTALL)
 # "4,690": 4.69 or 4690? A leading 0 ("0,062") can only be a decimal comma.
-_AMBIGUOUS_COMMA = re.compile(r"^[-+\u2212]?[1-9][0-9]{0,2},[0-9]{3}(?:[eE][-+]?[0-9]+)?$")
+_AMBIGUOUS_COMMA = re.compile(r"^[-+\u2212]?[1-9][0-9]{0,2},[0-9]{3}(?:[eE][-+\u2212]?[0-9]+)?$")
 # Letters, micro signs, "%", "/" and spaces only: no digits, powers or products, so
 # that pint never has to compute anything (``bit^9^9^9`` would take forever).
 UNIT_CHARS = re.compile(r"^[A-Za-z\u00b5\u03bc%/ ]*$")

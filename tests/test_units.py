@@ -48,6 +48,7 @@ TABLE = [
     ("1,000,000 bit/s", 1e6, "bit/s"),
     ("4.69e6 bit/s", 4.69e6, "bit/s"),
     ("\u22125 Mbps", -5e6, "bit/s"),  # Unicode minus
+    ("4690.4e\u22123 Mbit/s", 4.6904e6, "bit/s"),  # Unicode minus in the exponent
     (" .5 Mbps ", 5e5, "bit/s"),
     # letter case where it is unambiguous
     ("1066 Bytes", 1066.0, "byte"),
