@@ -1,10 +1,19 @@
-"""Reader of the iperf3 ``--json`` (and ``--json-stream``) document."""
+"""Reader of the iperf3 ``--json`` (and ``--json-stream``) document.
+
+With ``--get-server-output`` the client's document also carries the server's own report:
+``server_output_json`` (a whole iperf3 document, when the server ran with ``-J``), read
+here by the same code as the client's, or ``server_output_text`` (the server's printout),
+read by the text reader that :func:`parse_iperf3_json` is given (``read_text``; the text
+reader lives in :mod:`labcalc.measure.iperf3`, which imports this module). Either becomes
+``attrs["server_output"]``, of the same shape as the text reader's.
+"""
 
 from __future__ import annotations
 
 import json
 import math
 import warnings
+from typing import Callable
 
 import numpy as np
 import pandas as pd
@@ -30,13 +39,15 @@ class _Json:
     and the field, never in an AttributeError / TypeError / OverflowError.
     """
 
-    def __init__(self, rep: Report, line: int | None):
-        self.rep, self.line = rep, line
+    def __init__(self, rep: Report, line: int | None, prefix: str = ""):
+        # prefix: where the checked part sits in the document ("server_output_json." for
+        # the server's report inside the client's), put before every field path named
+        self.rep, self.line, self.prefix = rep, line, prefix
 
     def fail(self, path: str, value, what: str) -> MeasurementFormatError:
         shown = repr(value)
         shown = shown if len(shown) <= 40 else shown[:37] + "..."
-        return self.rep.fail(self.line, f"field {path} is {_kind(value)} ({shown}), expected {what}")
+        return self.rep.fail(self.line, f"field {self.prefix}{path} is {_kind(value)} ({shown}), expected {what}")
 
     def obj(self, value, path: str) -> dict:
         if value is None:
@@ -72,9 +83,16 @@ class _Json:
         raise self.fail(path, value, "a socket number")
 
 
-def parse_iperf3_json(name: str, text: str, rep: Report) -> pd.DataFrame:
+#: Reads the ``server_output_text`` of a document (the server's printout, without -J) the
+#: way the text reader reads a ``Server output:`` block: ``read_text(text, reverse)`` gives
+#: ``({"intervals": [...], "summary": [...]} (and "tool_error"), number of malformed lines,
+#: the first of them)``. Without it the text is kept as it is, in ``server_output["text"]``.
+ServerTextReader = Callable[[str, bool], "tuple[dict, int, str | None]"]
+
+
+def parse_iperf3_json(name: str, text: str, rep: Report, read_text: ServerTextReader | None = None) -> pd.DataFrame:
     try:
-        return _iperf3_json_docs(name, text, rep)
+        return _iperf3_json_docs(name, text, rep, read_text)
     except RecursionError:
         # json recurses once per nesting level: a hostile file nested thousands deep; the
         # depth check (not run on every file, it costs more than parsing) finds the line
@@ -82,7 +100,7 @@ def parse_iperf3_json(name: str, text: str, rep: Report) -> pd.DataFrame:
         raise rep.fail(None, "the JSON nests too deep to be read") from None
 
 
-def _iperf3_json_docs(name: str, text: str, rep: Report) -> pd.DataFrame:
+def _iperf3_json_docs(name: str, text: str, rep: Report, read_text: ServerTextReader | None) -> pd.DataFrame:
     # Long because it splits the three JSON shapes iperf3 writes (one document, several
     # appended documents, --json-stream lines) and keeps the line of every damaged one
     # for the report.
@@ -111,6 +129,10 @@ def _iperf3_json_docs(name: str, text: str, rep: Report) -> pd.DataFrame:
                 doc[kind] = data
             elif kind == "error":
                 doc["error"] = data
+            elif kind in ("server_output_json", "server_output_text"):
+                # --json-stream with --get-server-output (iperf3 3.17+): one more event
+                doc[kind] = data
+                doc["_server_line"] = i
         docs.append(doc)
     else:
         dec = json.JSONDecoder()
@@ -140,10 +162,15 @@ def _iperf3_json_docs(name: str, text: str, rep: Report) -> pd.DataFrame:
             if not isinstance(doc, dict) or not ({"start", "intervals", "end", "error"} & set(doc)):
                 raise rep.fail(_line_of(text, pos), "this JSON document is not an iperf3 --json result")
             doc["_line"] = _line_of(text, pos)
+            if "server_output_text" in doc:
+                # a JSON string is one line of the file: where the server's text sits
+                at = text.find('"server_output_text"', pos, end)
+                doc["_server_line"] = _line_of(text, at) if at >= 0 else doc["_line"]
             docs.append(doc)
             rep.ok()
             pos = end
     rows, summary, info = [], [], {}
+    server = None  # attrs["server_output"], from the documents' server_output_json / _text
     for doc in docs:
         if doc.get("error") and not doc.get("intervals"):
             at = text.find('"error"')
@@ -153,69 +180,113 @@ def _iperf3_json_docs(name: str, text: str, rep: Report) -> pd.DataFrame:
             info["tool_error"] = doc["error"]
             warnings.warn(f"{rep.name}: iperf3 reported an error: {doc['error']!r}", ToolErrorWarning, stacklevel=3)
         j = _Json(rep, doc.get("_line"))
-        start = j.obj(doc.get("start"), "start")
-        test = j.obj(start.get("test_start"), "start.test_start")
-        info.setdefault("version", start.get("version"))
-        info.setdefault("protocol", test.get("protocol"))
-        reverse = bool(test.get("reverse", 0))
-        info.setdefault("reverse", reverse)
-        # the server names the connection it accepted, the client the host it connected to
-        if "accepted_connection" in start:
-            info.setdefault("side", "server")
-        elif "connecting_to" in start:
-            info.setdefault("side", "client")
-        # iperf3 before 3.1 writes no "sender" flag in the streams: the client sends unless
-        # -R, the server sends only with -R
-        is_client = "accepted_connection" not in start
-        local_sends = is_client != reverse
-        ts = j.num(j.obj(start.get("timestamp"), "start.timestamp"), "timesecs", "start.timestamp")
-        info.setdefault("start_epoch_s", ts)
-        conns = {}
-        for k, c in enumerate(j.arr(start.get("connected"), "start.connected")):
-            c = j.obj(c, f"start.connected[{k}]")
-            local = f"{c.get('local_host')}:{c.get('local_port')}"
-            remote = f"{c.get('remote_host')}:{c.get('remote_port')}"
-            conns[j.key(c.get("socket"), f"start.connected[{k}].socket")] = (local, remote)
-        for k, interval in enumerate(j.arr(doc.get("intervals"), "intervals")):
-            interval = j.obj(interval, f"intervals[{k}]")
-            streams = j.arr(interval.get("streams"), f"intervals[{k}].streams")
-            for n, st in enumerate(streams):
-                path = f"intervals[{k}].streams[{n}]"
-                rows.append(json_row(j.obj(st, path), conns, local_sends, j, path))
-            if len(streams) > 1:
-                for key in ("sum", "sum_bidir_reverse"):
-                    if key in interval:
-                        path = f"intervals[{k}].{key}"
-                        r = json_row(j.obj(interval[key], path), {}, local_sends, j, path)
-                        r["stream"] = "SUM" if key == "sum" else "SUM-reverse"
-                        rows.append(r)
-        end = j.obj(doc.get("end"), "end")
-        for n, st in enumerate(j.arr(end.get("streams"), "end.streams")):
-            st = j.obj(st, f"end.streams[{n}]")
-            for role in ("sender", "receiver", "udp"):
-                if role in st:
-                    path = f"end.streams[{n}].{role}"
-                    r = json_row(j.obj(st[role], path), conns, local_sends, j, path)
-                    r["role"] = role
-                    clean = clean_summary(r)
-                    # unknown RTT / cwnd (see json_row) stay in the summary as NaN
-                    clean.update({k: r[k] for k in _UNKNOWN_END if k in r and r[k] is not None and np.isnan(r[k])})
-                    summary.append(clean)
-        for key in ("sum_sent", "sum_received", "sum", "sum_sent_bidir_reverse", "sum_received_bidir_reverse"):
-            if key in end:
-                r = json_row(j.obj(end[key], f"end.{key}"), {}, local_sends, j, f"end.{key}")
-                r["stream"] = "SUM"
-                r["role"] = key
-                summary.append(clean_summary(r))
-        info.setdefault("congestion", end.get("sender_tcp_congestion"))
+        reverse = _read_doc(doc, j, info, rows, summary)
+        if "server_output_json" in doc or "server_output_text" in doc:
+            server = _server_output(doc, j, reverse, read_text, server)
     if trailing is not None:
         _trailing_text(trailing, info, rep)
     rep.require_something()
     df = build_frame(rows)
     info["summary"] = summary
+    if server is not None:
+        info["server_output"] = server
     extra = {k: v for k, v in info.items() if v is not None}
     extra.setdefault("side", None)  # neither connecting_to nor accepted_connection: unknown
     return rep.finish(df, extra)
+
+
+def _server_output(doc: dict, j: _Json, reverse: bool, read_text: ServerTextReader | None,
+                   server: dict | None) -> dict:
+    """The server's report carried by a client's document (``--get-server-output``), added to
+    *server* (several documents: their server reports one after the other)."""
+    server = server if server is not None else {"intervals": [], "summary": []}
+    if "server_output_json" in doc:
+        part = j.obj(doc["server_output_json"], "server_output_json")
+        sj = _Json(j.rep, j.line, prefix="server_output_json.")
+        if part.get("error"):
+            server["tool_error"] = part["error"]
+        rows, summary = [], []
+        _read_doc(part, sj, {}, rows, summary)
+        server["intervals"].extend(clean_summary(r) for r in rows)
+        server["summary"].extend(summary)
+    if "server_output_text" in doc:
+        value = doc["server_output_text"]
+        if not isinstance(value, str):
+            raise j.fail("server_output_text", value, "a string (the server's printout)")
+        line = doc.get("_server_line", j.line)
+        if read_text is None:
+            server.setdefault("text", value)
+        else:
+            part, bad, first_bad = read_text(value, reverse)
+            server["intervals"].extend(part["intervals"])
+            server["summary"].extend(part["summary"])
+            if "tool_error" in part:
+                server["tool_error"] = part["tool_error"]
+            for _ in range(bad):  # the server's text is one line of the file: its bad lines are there
+                j.rep.bad(line, first_bad)
+    return server
+
+
+def _read_doc(doc: dict, j: _Json, info: dict, rows: list, summary: list) -> bool:
+    """Add the interval rows and the end-block summaries of one iperf3 document to *rows*
+    and *summary*, and what it says of the test (side, version, ...) to *info*; returns
+    whether the test ran reversed (``-R``)."""
+    start = j.obj(doc.get("start"), "start")
+    test = j.obj(start.get("test_start"), "start.test_start")
+    info.setdefault("version", start.get("version"))
+    info.setdefault("protocol", test.get("protocol"))
+    reverse = bool(test.get("reverse", 0))
+    info.setdefault("reverse", reverse)
+    # the server names the connection it accepted, the client the host it connected to
+    if "accepted_connection" in start:
+        info.setdefault("side", "server")
+    elif "connecting_to" in start:
+        info.setdefault("side", "client")
+    # iperf3 before 3.1 writes no "sender" flag in the streams: the client sends unless
+    # -R, the server sends only with -R
+    is_client = "accepted_connection" not in start
+    local_sends = is_client != reverse
+    ts = j.num(j.obj(start.get("timestamp"), "start.timestamp"), "timesecs", "start.timestamp")
+    info.setdefault("start_epoch_s", ts)
+    conns = {}
+    for k, c in enumerate(j.arr(start.get("connected"), "start.connected")):
+        c = j.obj(c, f"start.connected[{k}]")
+        local = f"{c.get('local_host')}:{c.get('local_port')}"
+        remote = f"{c.get('remote_host')}:{c.get('remote_port')}"
+        conns[j.key(c.get("socket"), f"start.connected[{k}].socket")] = (local, remote)
+    for k, interval in enumerate(j.arr(doc.get("intervals"), "intervals")):
+        interval = j.obj(interval, f"intervals[{k}]")
+        streams = j.arr(interval.get("streams"), f"intervals[{k}].streams")
+        for n, st in enumerate(streams):
+            path = f"intervals[{k}].streams[{n}]"
+            rows.append(json_row(j.obj(st, path), conns, local_sends, j, path))
+        if len(streams) > 1:
+            for key in ("sum", "sum_bidir_reverse"):
+                if key in interval:
+                    path = f"intervals[{k}].{key}"
+                    r = json_row(j.obj(interval[key], path), {}, local_sends, j, path)
+                    r["stream"] = "SUM" if key == "sum" else "SUM-reverse"
+                    rows.append(r)
+    end = j.obj(doc.get("end"), "end")
+    for n, st in enumerate(j.arr(end.get("streams"), "end.streams")):
+        st = j.obj(st, f"end.streams[{n}]")
+        for role in ("sender", "receiver", "udp"):
+            if role in st:
+                path = f"end.streams[{n}].{role}"
+                r = json_row(j.obj(st[role], path), conns, local_sends, j, path)
+                r["role"] = role
+                clean = clean_summary(r)
+                # unknown RTT / cwnd (see json_row) stay in the summary as NaN
+                clean.update({k: r[k] for k in _UNKNOWN_END if k in r and r[k] is not None and np.isnan(r[k])})
+                summary.append(clean)
+    for key in ("sum_sent", "sum_received", "sum", "sum_sent_bidir_reverse", "sum_received_bidir_reverse"):
+        if key in end:
+            r = json_row(j.obj(end[key], f"end.{key}"), {}, local_sends, j, f"end.{key}")
+            r["stream"] = "SUM"
+            r["role"] = key
+            summary.append(clean_summary(r))
+    info.setdefault("congestion", end.get("sender_tcp_congestion"))
+    return reverse
 
 
 def _trailing_text(trailing: tuple[int, str], info: dict, rep: Report) -> None:
@@ -252,7 +323,7 @@ def json_row(st: dict, conns: dict, local_sends: bool = True, j: _Json | None = 
     for key in ("start", "end", "bytes", "bits_per_second"):
         # iperf3 writes these four in every stream and sum: without one the row is no measurement
         if st.get(key) is None:
-            raise j.rep.fail(j.line, f"field {path}.{key} is missing (or null), expected a number")
+            raise j.rep.fail(j.line, f"field {j.prefix}{path}.{key} is missing (or null), expected a number")
     sock = j.key(st.get("socket"), f"{path}.socket")
     rtt, rttvar, jitter = num("rtt"), num("rttvar"), num("jitter_ms")
     row = {
