@@ -205,9 +205,15 @@ BAD = [
      ["#1", "'side'", "'receiver'", "measured by the sender", "stat = \"summary\""]),
     ("unknown stat", f'[[measurement]]\n{HEAD}metric="goodput"\nfile="q1_h3_server.txt"\nstat="average"\n',
      ["#1", "'stat'", "'average'", "median"]),
-    # iperf3's Cwnd column is in bytes: it was averaged and labelled 'segments' (23142 "segments")
-    ("cwnd in bytes", f'[[measurement]]\n{HEAD}metric="cwnd"\nfile="q2_h1_tcp_client.txt"\n',
-     ["#1", "'metric'", "'cwnd'", "in bytes", "not segments"]),
+    # mss_bytes converts a window in bytes; anywhere else it would be a silent no-op or a mistake
+    ("mss_bytes on goodput", f'[[measurement]]\n{HEAD}metric="goodput"\nfile="q1_h3_server.txt"\nmss_bytes=1448\n',
+     ["#1", "'mss_bytes'", "1448", "metric = \"cwnd\" only"]),
+    ("mss_bytes zero", f'[[measurement]]\n{HEAD}metric="cwnd"\nfile="q2_h1_tcp_client.txt"\nmss_bytes=0\n',
+     ["#1", "'mss_bytes'", "= 0", "segment size in bytes"]),
+    ("mss_bytes as text", f'[[measurement]]\n{HEAD}metric="cwnd"\nfile="q2_h1_tcp_client.txt"\nmss_bytes="1448"\n',
+     ["#1", "'mss_bytes'", "'1448'", "a whole number"]),
+    ("mss_bytes as bool", f'[[measurement]]\n{HEAD}metric="cwnd"\nfile="q2_h1_tcp_client.txt"\nmss_bytes=true\n',
+     ["#1", "'mss_bytes'", "True", "a whole number"]),
 ]
 
 
@@ -383,3 +389,69 @@ def test_connection_in_a_tcp_probe_file_matches_either_end(tmp_path):
     assert list(t.n_samples) == [4, 4, 4]
     assert list(t.value) == pytest.approx([float(mine.cwnd_segments.mean())] * 3, rel=1e-12)
 
+
+
+# --- cwnd in bytes (ns-3 traces, iperf3's Cwnd) or in segments (ss, tcp_probe) -------------
+
+def _sim_cwnd_folder(tmp_path):
+    """A cwnd trace written by labcalc.sim's SimResult.write (no ns-3 needed to write one)."""
+    import numpy as np
+    import pandas as pd
+
+    from labcalc.sim import SimResult
+
+    t = np.arange(0.0, 10.0, 0.1)
+    cwnd = pd.DataFrame({"flow": "h1_tcp", "time_s": t, "cwnd_bytes": (1448 * (10 + np.floor(t * 3))).astype(np.int64),
+                         "ssthresh_bytes": np.nan})
+    empty = pd.DataFrame(columns=["flow", "link"])
+    summary = pd.DataFrame({"transport": ["tcp"]}, index=pd.Index(["h1_tcp"], name="flow"))
+    SimResult(empty, cwnd, empty, empty, summary).write(tmp_path)
+    return cwnd
+
+
+def test_cwnd_in_bytes_keeps_its_unit_or_is_counted_in_segments(tmp_path):
+    from labcalc import measure
+
+    cwnd = _sim_cwnd_folder(tmp_path)
+    shutil.copy(RAW / "q2_h1_tcp_client.txt", tmp_path / "iperf.txt")
+    (tmp_path / "m.toml").write_text(
+        '[[measurement]]\nquestion="Q1"\nscenario="S"\nflow="ns3"\nmetric="cwnd"\nfile="h1_tcp-cwnd.data"\n'
+        'window_s=[5, 10]\n'
+        '[[measurement]]\nquestion="Q2"\nscenario="S"\nflow="ns3"\nmetric="cwnd"\nfile="h1_tcp-cwnd.data"\n'
+        'window_s=[5, 10]\nmss_bytes=1448\n'
+        '[[measurement]]\nquestion="Q3"\nscenario="S"\nflow="iperf3"\nmetric="cwnd"\nfile="iperf.txt"\n'
+        'window_s=[1, 8]\n'
+        '[[measurement]]\nquestion="Q4"\nscenario="S"\nflow="iperf3"\nmetric="cwnd"\nfile="iperf.txt"\n'
+        'window_s=[1, 8]\nmss_bytes=1448\n')
+    t = build_manifest(tmp_path / "m.toml")
+    # the ns-3 trace holds one line per change: the mean of the changes inside the window
+    changes = cwnd[cwnd.cwnd_bytes.diff().fillna(1) != 0]
+    want = float(changes[changes.time_s >= 5].cwnd_bytes.mean())
+    assert list(t.unit) == ["bytes", "segments", "bytes", "segments"]
+    assert t.value[0] == pytest.approx(want, rel=1e-12) and t.reader[0] == "ns3"
+    assert t.value[1] == pytest.approx(want / 1448, rel=1e-12)
+    iperf = measure.read(tmp_path / "iperf.txt")
+    rows = iperf[(iperf.start_s >= 1) & (iperf.end_s <= 8) & (iperf.end_s - iperf.start_s > 0.5)]
+    assert t.value[2] == pytest.approx(float(rows.cwnd_bytes.mean()), rel=1e-12) and t.value[2] > 10_000
+    assert t.value[3] == pytest.approx(t.value[2] / 1448, rel=1e-12)
+    # the comparison tables read the units back: bytes as a size in bytes, segments as packets
+    m = load_measurements(tmp_path / "m.toml")
+    assert list(m.base_unit) == ["byte", "packet", "byte", "packet"]
+
+
+def test_cwnd_units_that_do_not_fit_are_refused(tmp_path):
+    _sim_cwnd_folder(tmp_path)
+    shutil.copy(SS_TWO, tmp_path / "ss.txt")
+    (tmp_path / "m.toml").write_text(
+        '[[measurement]]\nquestion="Q1"\nscenario="S"\nflow="h1"\nmetric="cwnd"\nfile="ss.txt"\nmss_bytes=1448\n')
+    with pytest.raises(ManifestError) as info:
+        build_manifest(tmp_path / "m.toml")
+    for word in (str(tmp_path / "m.toml"), "#1", "'mss_bytes'", "1448", "ss.txt", "in segments already"):
+        assert word in str(info.value), (word, str(info.value))
+    (tmp_path / "m.toml").write_text(
+        '[[measurement]]\nquestion="Q1"\nscenario="S"\nflow="h1"\nmetric="cwnd"\n'
+        'files=["ss.txt", "h1_tcp-cwnd.data"]\ncombine="mean"\n')
+    with pytest.raises(ManifestError) as info:
+        build_manifest(tmp_path / "m.toml")
+    for word in ("#1", "'files'", "different units", "segments: ss.txt", "bytes: h1_tcp-cwnd.data"):
+        assert word in str(info.value), (word, str(info.value))

@@ -14,6 +14,14 @@ A manifest is a small TOML file with one ``[[measurement]]`` table per measured 
     # side = "receiver"           # where a tool prints both ends
     # connection = "10.0.0.3:5201" # one connection of a file holding several (ss,
     #                              # tcp_probe, iperf streams): "ip:port", ":port" or "ip"
+    # mss_bytes = 1448            # metric "cwnd" only: count a window given in bytes
+    #                              # (ns-3 traces, iperf3's Cwnd) in segments of this size
+
+A ``cwnd`` keeps the unit of its file: ss and tcp_probe give the window in segments (unit
+``segments``); ns-3's trace sinks (``labcalc.sim``'s ``-cwnd.data`` files) and iperf3's Cwnd
+column give it in bytes, and the row says ``bytes`` unless ``mss_bytes`` asks for segments
+(bytes / mss_bytes). ``mss_bytes`` on a file already in segments, or on another metric, is
+refused; so is an entry whose files give the window in different units.
 
 Rows measured already (a tidy CSV typed by hand, or built from another manifest) join
 the table through ``[[table]]`` entries, so that one manifest can carry every row a
@@ -62,7 +70,12 @@ STATS = ("mean", "median", "min", "max", "last", "summary")
 COLUMNS = ["question", "scenario", "flow", "metric", "value", "unit", "note", "source", "reader", "side",
            "window_s", "window_from", "n_samples", "stat", "combine", "defaults"]
 _KEYS = {"question": str, "scenario": str, "flow": str, "metric": str, "file": str, "files": list, "combine": str,
-         "format": str, "window_s": list, "stat": str, "side": str, "note": str, "connection": str}
+         "format": str, "window_s": list, "stat": str, "side": str, "note": str, "connection": str,
+         "mss_bytes": int}
+#: Unit of a cwnd row read from a window in bytes (without ``mss_bytes``).
+CWND_BYTES_UNIT = "bytes"
+#: Largest ``mss_bytes`` [bytes]: an MSS is at most a 64 KiB IP packet's payload.
+MAX_MSS_BYTES = 65535
 MIN_SAMPLES = 3
 #: Largest manifest [bytes]: a manifest is a short hand-written file.
 MAX_MANIFEST_BYTES = 1 << 20
@@ -72,6 +85,9 @@ TIDY_COLUMNS = ("question", "scenario", "flow", "metric", "value", "unit")
 
 class ManifestError(ValueError):
     """A manifest entry that cannot be built; the message names the manifest, the entry, the key and the value."""
+
+
+_TYPE_WORDS = {str: "a string", list: "an array", int: "a whole number"}
 
 
 def _where(manifest, index: int, entry: dict | None = None) -> str:
@@ -211,8 +227,8 @@ def _check_entry(p: Path, i: int, raw, seen: dict) -> dict:
         if key not in _KEYS:
             _fail(p, i, e, key, value, "unknown key; known keys: " + ", ".join(sorted(_KEYS)))
         want = _KEYS[key]
-        if not isinstance(value, want):
-            _fail(p, i, e, key, value, f"expected {'a string' if want is str else 'an array'}")
+        if not isinstance(value, want) or (want is int and isinstance(value, bool)):
+            _fail(p, i, e, key, value, f"expected {_TYPE_WORDS[want]}")
     for key in ("question", "scenario", "flow", "metric"):
         if key not in e or not e[key].strip():
             raise ManifestError(f"{_where(p, i, e)}: key {key!r} is missing")
@@ -265,6 +281,13 @@ def _check_entry(p: Path, i: int, raw, seen: dict) -> dict:
         if e["stat"] == "summary":
             _fail(p, i, e, "connection", e["connection"], "the end-of-test line sums every connection; "
                                                           "a connection is picked from the per-sample lines only")
+    if "mss_bytes" in e:
+        if e["metric"] != "cwnd":
+            _fail(p, i, e, "mss_bytes", e["mss_bytes"], f"applies to metric = \"cwnd\" only (a window in bytes "
+                                                        f"counted in segments); remove it from this {e['metric']} entry")
+        if not 1 <= e["mss_bytes"] <= MAX_MSS_BYTES:
+            _fail(p, i, e, "mss_bytes", e["mss_bytes"], f"expected the segment size in bytes, 1 to {MAX_MSS_BYTES} "
+                                                        "(1448 on a 1500-byte MTU with timestamps)")
     key = (e["question"].upper(), e["scenario"], e["flow"], e["metric"])
     if key in seen:
         _fail(p, i, e, "question/scenario/flow/metric", "/".join(key), f"the same measurement as entry #{seen[key]}")
@@ -352,11 +375,6 @@ def _series(df, metric: str, fmt: str):
         have = [c for c in ("rate_bps", "loss", "rtt_s", "cwnd_segments", "cwnd_bytes", "backlog_packets") if c in df.columns]
         raise _Fail("metric", metric, f"this {fmt} file has no {col} column (it has: {', '.join(have) or 'none'}); "
                                       "is it the right file?")
-    if metric == "cwnd" and col == "cwnd_bytes":
-        # iperf3's Cwnd column (and any reader that gives the window in bytes): averaging
-        # it under the unit 'segments' would be a number 1448 times too large
-        raise _Fail("metric", metric, f"this {fmt} file gives the window in bytes (cwnd_bytes), not segments; "
-                                      "use an ss or tcp_probe file for cwnd in segments")
     if "omitted" in df.columns:
         df = df[~df["omitted"].astype(bool)]
     if "start_s" in df.columns and "end_s" in df.columns:
@@ -492,6 +510,7 @@ def _one(fp: Path, entry: dict, cache: dict | None = None) -> dict:
                                       f"(the {df.attrs.get('side')}); use the {want}'s file or {alt}")
         side = want
     start, end, values, kind = _series(df, metric, fmt)
+    unit, scale = _unit(df, entry, fmt)
     if metric == "loss" and isinstance(values, pd.DataFrame):
         vals = values
         rate = (vals["lost_packets"] / vals["packets"].where(vals["packets"] > 0)).to_numpy(float)
@@ -508,8 +527,24 @@ def _one(fp: Path, entry: dict, cache: dict | None = None) -> dict:
         raise _Fail("window_s", entry.get("window_s", "(default)"),
                     f"only {int(mask.sum())} sample(s) with a {metric} value inside (at least {MIN_SAMPLES} "
                     "are needed); widen the window or check the file")
-    value = _stat(values[mask], stat)
-    return dict(value=value, n=int(mask.sum()), window=win, kind=kind, reader=fmt, side=side or "")
+    value = _stat(values[mask], stat) / scale
+    return dict(value=value, n=int(mask.sum()), window=win, kind=kind, reader=fmt, side=side or "", unit=unit)
+
+
+def _unit(df, entry: dict, fmt: str) -> tuple[str, float]:
+    """(unit of the row, divisor of the file's values): a cwnd in bytes stays in bytes unless mss_bytes."""
+    metric = entry["metric"]
+    if metric != "cwnd":
+        return METRICS[metric][0], 1.0
+    mss = entry.get("mss_bytes")
+    if "cwnd_segments" in df.columns:
+        if mss is not None:
+            raise _Fail("mss_bytes", mss, f"this {fmt} file gives the window in segments already (cwnd_segments); "
+                                          "mss_bytes converts a window in bytes: remove it")
+        return METRICS["cwnd"][0], 1.0
+    if mss is None:
+        return CWND_BYTES_UNIT, 1.0
+    return METRICS["cwnd"][0], float(mss)
 
 
 def _stat(x: np.ndarray, stat: str) -> float:
@@ -592,7 +627,8 @@ def build_manifest(path) -> pd.DataFrame:
     pandas.DataFrame
         One row per entry: ``question, scenario, flow, metric, value, unit, note`` (what
         :func:`labcalc.compare.load_measurements` reads; goodput in [bit/s], loss as a
-        fraction [1], rtt in [s], cwnd in [segments], queue in [packets]) and the
+        fraction [1], rtt in [s], cwnd in [segments] (in [bytes] from a file that gives
+        the window in bytes, unless ``mss_bytes`` is given), queue in [packets]) and the
         provenance columns ``source, reader, side, window_s, window_from, n_samples, stat,
         combine, defaults``. The rows of ``[[table]]`` entries follow, their cells as
         written in their files (strings); ``attrs["origin"]`` gives, per row, None (a
@@ -639,6 +675,13 @@ def build_manifest(path) -> pd.DataFrame:
             except ValueError as exc:  # the readers' MeasurementFormatError and the like
                 _fail(manifest, e["index"], e, "file", fp.name, f"cannot read it ({exc})")
         values = [q["value"] for q in parts]
+        units = list(dict.fromkeys(q.get("unit", METRICS[e["metric"]][0]) for q in parts))
+        if len(units) > 1:
+            by_unit = "; ".join(f"{u}: " + ", ".join(fp.name for fp, q in zip(e["paths"], parts) if q.get("unit") == u)
+                                for u in units)
+            _fail(manifest, e["index"], e, "files", [fp.name for fp in e["paths"]],
+                  f"the files give the window in different units ({by_unit}); list files of one unit "
+                  "(ss and tcp_probe give segments, ns-3 traces and iperf3 bytes)")
         combine = e.get("combine", "") if len(parts) > 1 else ""
         value = float(np.sum(values)) if combine == "sum" else float(np.mean(values))
         windows = []
@@ -650,7 +693,7 @@ def build_manifest(path) -> pd.DataFrame:
                 windows.append(_fmt_window(lo, hi) + ("" if q.get("kind") in ("s", "interval") else f" {q['kind']}"))
         rows.append({
             "question": e["question"], "scenario": e["scenario"], "flow": e["flow"], "metric": e["metric"],
-            "value": value, "unit": METRICS[e["metric"]][0], "note": e.get("note", ""),
+            "value": value, "unit": units[0], "note": e.get("note", ""),
             "source": ";".join(fp.name if fp.parent == manifest.parent.resolve() else os.path.relpath(fp, manifest.parent.resolve())
                                for fp in e["paths"]),
             "reader": ";".join(sorted({q["reader"] for q in parts})),
