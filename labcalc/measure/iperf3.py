@@ -52,7 +52,14 @@ def read_iperf3(path) -> pd.DataFrame:
     not have: they are NaN. Text after the JSON document (iperf3's stderr captured with
     ``2>&1``) does not spoil it: an ``iperf3: error - ...`` line goes to
     ``attrs["tool_error"]`` with a :class:`ToolErrorWarning`, other text to
-    ``attrs["trailing_text"]`` and the malformed lines.
+    ``attrs["trailing_text"]`` and the malformed lines. With ``--get-server-output`` the
+    client's JSON carries the server's own report, kept apart in ``attrs["server_output"]``
+    as from text: ``server_output_json`` (the server ran with ``-J``: a whole iperf3
+    document, its intervals and ``end`` block read as the client's, into the same keys) or
+    ``server_output_text`` (the server's printout, read as a text ``Server output:``
+    block; its malformed lines are counted at the line of the file that holds the text).
+    A wrong type inside either is a :class:`MeasurementFormatError` naming the field
+    (``server_output_json.intervals[0].streams[0].bytes``).
 
     Parameters
     ----------
@@ -74,8 +81,9 @@ def read_iperf3(path) -> pd.DataFrame:
         ``cwnd_max_bytes`` [bytes] of the sender, NaN when iperf3 did not know them);
         ``attrs["side"]`` ("client" or "server"; in JSON from ``start.connecting_to`` /
         ``start.accepted_connection``), ``attrs["reverse"]`` (``-R``);
-        with ``--get-server-output``, ``attrs["server_output"]``: ``{"intervals": [...],
-        "summary": [...]}`` (dicts with the same keys as the rows); from text,
+        with ``--get-server-output`` (text or JSON), ``attrs["server_output"]``:
+        ``{"intervals": [...], "summary": [...]}`` (dicts with the same keys as the rows;
+        from JSON also ``tool_error`` when the server reported an error); from text,
         ``attrs["tests"]``, the number of tests the printout holds (:func:`count_tests`;
         with more than one, a note in ``attrs["notes"]``: their rows are all in the table).
 
@@ -127,7 +135,7 @@ def read_iperf3(path) -> pd.DataFrame:
     name, text = open_text(path)
     rep = Report(name, FORMAT3, EXPECTED3)
     if text.lstrip().startswith("{"):
-        return parse_iperf3_json(name, text, rep)
+        return parse_iperf3_json(name, text, rep, read_text=_server_output_text)
     tests = count_tests(text)
     st = _Text(stamp=timestamp_prefix(text))
     if st.stamp is None and _FAST_ENABLED:
@@ -186,6 +194,22 @@ def count_tests(text: str) -> int:
     client = text.count("Connecting to host ")
     server = text.count("Accepted connection from ") - text.count("Server output:")
     return max(1, client, server)
+
+
+def _server_output_text(text: str, reverse: bool) -> tuple[dict, int, str | None]:
+    """The server's printout in a JSON document's ``server_output_text``, read as a ``Server
+    output:`` block of a text file: its ``attrs["server_output"]`` shape, and the number of
+    malformed lines with the first of them (for the JSON reader's report)."""
+    rep = Report("server_output_text", FORMAT3, EXPECTED3)
+    st = _Text(stamp=timestamp_prefix(text))
+    st.client.reverse = reverse
+    _text_line(st, rep, 0, "Server output:")
+    for i, line in iter_lines(text):
+        _text_line(st, rep, i, line)
+    server = {"intervals": [clean_summary(r) for r in st.server.rows], "summary": st.server.summary}
+    if st.error is not None:
+        server["tool_error"] = st.error[1]
+    return server, rep.malformed_count, rep.first_bad_text
 
 
 @dataclass
