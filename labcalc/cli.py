@@ -239,8 +239,14 @@ def _convert(args) -> int:
 
     # The readers warn about skipped lines with a Python warning (source line and a hint at
     # df.attrs); at a terminal we say the same in words, once, from the frame's attrs.
+    if os.path.isdir(args.file):
+        raise ValueError(f"{args.file}: is a folder; convert reads one tool output file (to read a "
+                         "folder of raw files, list them in a manifest: 'labcalc measurements build')")
     if not os.path.isfile(args.file):
         raise ValueError(f"{args.file}: file not found")
+    if args.output != "-" and os.path.isdir(args.output):
+        raise ValueError(f"-o {args.output}: is a folder; give the CSV file to write "
+                         f"(e.g. {os.path.join(args.output, 'converted.csv')})")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", measure.MalformedLinesWarning)
         df = measure.read(args.file, format=args.format)
@@ -436,7 +442,12 @@ def main(argv=None) -> int:
     except BrokenPipeError:
         _quiet_stdout()
         return 0
-    except (ValueError, OSError) as exc:
+    except OSError as exc:
+        # "[Errno 13] Permission denied: 'x.csv'" in words: the file, then what went wrong.
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"labcalc: {where}{(exc.strerror or str(exc)).lower()}", file=sys.stderr)
+        return 2
+    except ValueError as exc:
         print(f"labcalc: {exc}", file=sys.stderr)
         return 2
 

@@ -92,3 +92,22 @@ def test_console_script_runs():
     out = subprocess.run([sys.executable, "-m", "labcalc.cli", "answers", "lab5"],
                          capture_output=True, text=True, check=True).stdout
     assert "Q44" in out
+
+
+def test_convert_names_a_folder_given_as_input_or_output(tmp_path, capsys):
+    ping = scenario_path("lab51").parents[1] / "measurements" / "recorded" / "ping.txt"
+    assert main(["convert", str(tmp_path), "-o", str(tmp_path / "x.csv")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{tmp_path}: is a folder" in err and "manifest" in err
+    assert main(["convert", str(ping), "-o", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"-o {tmp_path}: is a folder" in err and "converted.csv" in err
+
+
+def test_os_errors_are_said_in_words(tmp_path, capsys):
+    ping = scenario_path("lab51").parents[1] / "measurements" / "recorded" / "ping.txt"
+    target = tmp_path / "missing-folder" / "sub"
+    target.parent.write_text("a file where a folder should be")
+    assert main(["convert", str(ping), "-o", str(target / "x.csv")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Errno" not in err and str(target.parent) in err
