@@ -9,6 +9,7 @@ One module per topic, each holding the figures and the explorers of that topic:
 - :mod:`labcalc.viz.traces`    measured windows with their phases, a queue with its drops (08, 09, 11)
 - :mod:`labcalc.viz.response`  loss-throughput curves, competing AIMD flows (10, 11)
 - :mod:`labcalc.viz.topology`  every lab network, drawn from data
+- :mod:`labcalc.viz.sim`       theory, ns-3 and the measurement side by side, re-run on release (14)
 - :mod:`labcalc.viz.answers`   the answer checker (00)
 - :mod:`labcalc.viz.charts`    generic bars, curves and stacked time series
 
@@ -27,12 +28,12 @@ True
 
 from __future__ import annotations
 
-from labcalc.viz import answers, buffers, charts, fairness, framing, response, sharing, topology, traces
+from labcalc.viz import answers, buffers, charts, fairness, framing, response, sharing, sim, topology, traces
 from labcalc.viz._base import DPI, FIGSIZE, PALETTE, Explorer, new_axes, reset_axes, to_png
 from labcalc.viz.charts import curves, grouped_bars, stacked_bars, timeseries_panels
 
 __all__ = [
-    "answers", "buffers", "charts", "fairness", "framing", "response", "sharing", "topology", "traces",
+    "answers", "buffers", "charts", "fairness", "framing", "response", "sharing", "sim", "topology", "traces",
     "DPI", "FIGSIZE", "PALETTE", "Explorer", "new_axes", "reset_axes", "to_png",
     "curves", "grouped_bars", "stacked_bars", "timeseries_panels",
 ]
