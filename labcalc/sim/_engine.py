@@ -27,7 +27,7 @@ TCP_DEFAULTS = {
     "ns3::TcpSocket::RcvBufSize": 6291456,
     "ns3::TcpSocket::InitialCwnd": 10,        # IW10, RFC 6928, as Linux [segments]
     "ns3::TcpSocketBase::MinRto": 0.2,        # Linux's TCP_RTO_MIN [s]
-    "ns3::TcpSocketBase::Sack": True,
+    # SACK: set per run from Plan.sack (simulate's sack=, default True)
     "ns3::TcpSocketBase::Timestamp": True,
     "ns3::TcpSocketBase::WindowScaling": True,
     "ns3::TcpL4Protocol::RecoveryType": "ns3::TcpClassicRecovery",
@@ -107,6 +107,7 @@ def _defaults(ns, plan: Plan) -> None:
         else:
             v = ns.TypeIdValue(ns.TypeId.LookupByName(value))
         ns.Config.SetDefault(key, v)
+    ns.Config.SetDefault("ns3::TcpSocketBase::Sack", ns.BooleanValue(plan.sack))
 
 
 def run(plan: Plan) -> dict:
