@@ -4,7 +4,7 @@ Issue 10 promises that ``MEASUREMENTS`` of a notebook may be a tidy CSV, a measu
 manifest (``.toml``) or a folder holding one, with no other change to the notebook. This
 test reads each notebook that has a ``MEASUREMENTS = "..."`` line (at test time, so that
 edits to the notebooks are followed), writes a manifest whose ``[[table]]`` carries that
-CSV's rows, and replays the notebook twice in one kernel: with the CSV and with the
+CSV's rows (a folder of tidy CSVs: all their rows), and replays the notebook twice in one kernel: with the CSV and with the
 manifest. The outputs of the cells tagged ``nbval-check-output`` must be the same text in
 both runs; the folder holding the manifest must load to the very same table. Nothing is written into ``notebooks/``: the kernel
 runs in a temporary folder beside a link to ``data/`` (the notebooks open ``../data/...``).
@@ -113,11 +113,19 @@ def test_notebook_gives_the_same_checked_outputs_from_a_manifest(name, tmp_path)
                    if c.cell_type == "code" and MEASUREMENTS_RE.search(c.source))
     target = (NB_DIR / written).resolve()
     assert target.exists(), f"{name}: MEASUREMENTS names {written}, which does not exist"
-    if target.is_dir() or target.suffix == ".toml":
+    from labcalc.measure.manifest import build_manifest, find_manifest, write_measurements
+
+    if target.is_dir() and find_manifest(target) is None:
+        # a folder of tidy CSVs (14-simulate-the-lab reads all the handout's part files):
+        # the same rows, in the same order, in one CSV
+        import pandas as pd
+
+        tidy = tmp_path / "all-parts.csv"
+        parts = [pd.read_csv(f, dtype=str, keep_default_na=False) for f in sorted(target.glob("*.csv"))]
+        pd.concat(parts, ignore_index=True).fillna("").to_csv(tidy, index=False)
+    elif target.is_dir() or target.suffix == ".toml":
         # the notebook reads a manifest already (13-bring-your-own-files): its own rows,
         # built, give the tidy CSV to compare with
-        from labcalc.measure.manifest import build_manifest, write_measurements
-
         tidy = tmp_path / "built.csv"
         write_measurements(build_manifest(target), tidy)
     else:
