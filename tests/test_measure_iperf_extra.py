@@ -30,6 +30,7 @@ from labcalc.measure import MalformedLinesWarning, MeasurementFormatError, ToolE
 from labcalc.measure._common import check_json_depth
 import labcalc.measure as m
 from labcalc.measure.iperf import read_iperf, read_iperf3
+from tests.fastpath import assert_fast_path_equals_slow, mutate_tokens
 
 DATA = Path(__file__).resolve().parent / "data" / "measure"
 RECORDED = Path(__file__).resolve().parents[1] / "data" / "measurements" / "recorded"
@@ -579,39 +580,12 @@ def test_iperf2_fast_path_equals_line_by_line_on_mutated_lines(monkeypatch, seed
     from labcalc.measure import iperf2
 
     rng = np.random.default_rng(200 + seed)
+    tokens = ("[SUM]", "0.0-1.0", "sec", "KBytes", "Mbits/sec", "1e999", "[  3]", "-", "ms")
     for _ in range(150):
-        toks = "".join(_IPERF2_ODD[k] for k in rng.integers(0, len(_IPERF2_ODD), 20)).split(" ")
-        for _ in range(int(rng.integers(1, 5))):  # drop, repeat, alter or split a token
-            k = int(rng.integers(len(toks)))
-            op = int(rng.integers(4))
-            if op == 0:
-                toks[k] = ""
-            elif op == 1:
-                toks.insert(k, toks[int(rng.integers(len(toks)))])
-            elif op == 2 and toks[k]:
-                at = int(rng.integers(len(toks[k])))
-                alphabet = "0123456789.-\n\t []SUMK"
-                toks[k] = toks[k][:at] + alphabet[int(rng.integers(len(alphabet)))] + toks[k][at + 1:]
-            else:
-                toks[k] += "\n"
-        text = " ".join(toks)
-        got = []
-        for fast in (False, True):
-            monkeypatch.setattr(iperf2, "_FAST_ENABLED", fast)
-            monkeypatch.setattr(iperf2, "_BLOCK_CHARS", int(rng.integers(20, 400)))
-            with warnings.catch_warnings(record=True) as w:
-                warnings.simplefilter("always")
-                try:
-                    got.append((read_iperf(text), [str(x.message) for x in w]))
-                except MeasurementFormatError as exc:
-                    got.append((str(exc), [str(x.message) for x in w]))
-        (slow, w_slow), (fast_df, w_fast) = got
-        if isinstance(slow, str):
-            assert fast_df == slow
-        else:
-            pd.testing.assert_frame_equal(fast_df, slow)
-            assert fast_df.attrs == slow.attrs
-        assert w_fast == w_slow
+        text = mutate_tokens(rng, "".join(_IPERF2_ODD[k] for k in rng.integers(0, len(_IPERF2_ODD), 20)),
+                             "0123456789.-\n\t []SUMK", tokens)
+        assert_fast_path_equals_slow(monkeypatch, iperf2, read_iperf, MeasurementFormatError, text,
+                                     int(rng.integers(20, 400)))
 
 
 # --- shapes recorded by the issue 10/11 review (tests/data/measure/README), checked against an

@@ -15,6 +15,7 @@ import pytest
 
 from labcalc import measure as m
 from labcalc.measure import MalformedLinesWarning, MeasurementFormatError
+from tests.fastpath import assert_fast_path_equals_slow, mutate_tokens
 
 DATA = Path(__file__).resolve().parent / "data" / "measure"
 RECORDED = Path(__file__).resolve().parents[1] / "data" / "measurements" / "recorded"
@@ -1392,52 +1393,15 @@ def test_ss_fast_path_reads_the_usual_lines():
     assert df["sample"].tolist() == [0, 0, 0]
 
 
-def _mutated(rng, text: str) -> str:
-    """*text* with a few of its space-separated tokens dropped, repeated, swapped, altered or split."""
-    toks = text.split(" ")
-    for _ in range(int(rng.integers(1, 6))):
-        k = int(rng.integers(len(toks)))
-        op = int(rng.integers(6))
-        if op == 0:
-            toks[k] = ""
-        elif op == 1:
-            toks.insert(k, toks[int(rng.integers(len(toks)))])
-        elif op == 2:
-            j = int(rng.integers(len(toks)))
-            toks[k], toks[j] = toks[j], toks[k]
-        elif op == 3 and toks[k]:
-            at = int(rng.integers(len(toks[k])))
-            alphabet = "0123456789:/.\t\n\r abcx-[]Mk"
-            toks[k] = toks[k][:at] + alphabet[int(rng.integers(len(alphabet)))] + toks[k][at + 1:]
-        elif op == 4:
-            toks[k] += ("\n", "\t", "  ", "\n\t ")[int(rng.integers(4))]
-        else:
-            toks[k] = ("rtt:1/2", "cwnd:3", "retrans:1", "send", "app_limited", "skmem:(x)", "1e999", "sec",
-                       "0.0-1.0", "[SUM]")[int(rng.integers(10))]
-    return " ".join(toks)
-
-
 @pytest.mark.parametrize("seed", range(2))
 def test_ss_fast_path_equals_line_by_line_on_mutated_lines(monkeypatch, seed):
     from labcalc.measure import ss
 
     rng = np.random.default_rng(100 + seed)
+    tokens = ("rtt:1/2", "cwnd:3", "retrans:1", "send", "app_limited", "skmem:(x)", "1e999", "sec", "0.0-1.0",
+              "[SUM]")
     for _ in range(150):
-        text = _mutated(rng, "".join(_SS_FAST_PARTS[k] for k in rng.integers(0, len(_SS_FAST_PARTS), 20)))
-        got = []
-        for fast in (False, True):
-            monkeypatch.setattr(ss, "_FAST_ENABLED", fast)
-            monkeypatch.setattr(ss, "_BLOCK_CHARS", int(rng.integers(20, 400)))
-            with warnings.catch_warnings(record=True) as w:
-                warnings.simplefilter("always")
-                try:
-                    got.append((m.read_ss(text), [str(x.message) for x in w]))
-                except m.MeasurementFormatError as exc:
-                    got.append((str(exc), [str(x.message) for x in w]))
-        (slow, w_slow), (fast_df, w_fast) = got
-        if isinstance(slow, str):
-            assert fast_df == slow
-        else:
-            pd.testing.assert_frame_equal(fast_df, slow)
-            assert fast_df.attrs == slow.attrs
-        assert w_fast == w_slow
+        text = mutate_tokens(rng, "".join(_SS_FAST_PARTS[k] for k in rng.integers(0, len(_SS_FAST_PARTS), 20)),
+                             "0123456789:/.\t\n\r abcx-[]Mk", tokens)
+        assert_fast_path_equals_slow(monkeypatch, ss, m.read_ss, m.MeasurementFormatError, text,
+                                     int(rng.integers(20, 400)))
