@@ -1405,3 +1405,17 @@ def test_ss_fast_path_equals_line_by_line_on_mutated_lines(monkeypatch, seed):
                              "0123456789:/.\t\n\r abcx-[]Mk", tokens)
         assert_fast_path_equals_slow(monkeypatch, ss, m.read_ss, m.MeasurementFormatError, text,
                                      int(rng.integers(20, 400)))
+
+
+@pytest.mark.parametrize("at", [0, 5])
+def test_tcp_probe_tracepoint_line_without_keys_is_a_skipped_line(at):
+    # found by the property suite: a "tcp_probe:" line holding no key=value made the
+    # vectorised path index a column of nothing (IndexError); it is one malformed line
+    lines = gzip.open(RECORDED / "tcp_probe_trace.txt.gz", "rt").read().splitlines()
+    probes = [ln for ln in lines if "tcp_probe:" in ln][:20]
+    bare = "          iperf3-21819   [000] .....  2245.588000: tcp_probe: no keys here"
+    text = "\n".join(probes[:at] + [bare] + probes[at:]) + "\n"
+    with pytest.warns(MalformedLinesWarning):
+        df = m.read_tcp_probe(text)
+    assert len(df) == 20
+    assert df.attrs["malformed"]["count"] == 1 and df.attrs["malformed"]["lines"] == [at + 1]

@@ -109,8 +109,8 @@ def _layout(text: str):
     if not m:
         return None
     keys = [k for k, _ in _KV_RE.findall(m.group(4))]
-    if len(set(keys)) != len(keys) or len(keys) != m.group(4).count("="):
-        return None
+    if not keys or len(set(keys)) != len(keys) or len(keys) != m.group(4).count("="):
+        return None  # no key=value at all, a key twice, or a stray '=': line by line
     event = m.group(2).encode()
     return {"event": event, "gap": len(m.group(3)), "keys": [k.encode() for k in keys]}
 
