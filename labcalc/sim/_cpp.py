@@ -72,6 +72,75 @@ class UdpSender : public Application {
   EventId m_event;
 };
 
+// A TcpSocketBase that takes an RTT sample from the timestamp echo (TSecr) of every ACK
+// that acknowledges new data, as Linux does (tcp_ack_update_rtt; RFC 6298 section 3 and
+// RFC 7323 section 4 allow it because the echo says which transmission is acknowledged).
+// ns-3.44's own EstimateRtt samples only segments in its RTT history, which ReTxTimeout
+// clears and retransmissions never re-enter: after a timeout it takes no sample until a
+// segment first sent after it is acknowledged. Behind a queue longer than the RTO, every
+// ACK resets the timer to the stale estimate (NewAck), the timer fires again before that
+// ACK can come, and the connection retransmits at one segment per timeout indefinitely.
+class TsRttSocket : public TcpSocketBase {
+ public:
+  static TypeId GetTypeId() {
+    static TypeId tid = TypeId("labcalc::TsRttSocket").SetParent<TcpSocketBase>().SetGroupName("Internet")
+                            .AddConstructor<TsRttSocket>();
+    return tid;
+  }
+  TsRttSocket() = default;
+  TsRttSocket(const TsRttSocket&) = default;
+
+ protected:
+  Ptr<TcpSocketBase> Fork() override { return CopyObject<TsRttSocket>(this); }
+  void EstimateRtt(const TcpHeader& h) override {
+    SequenceNumber32 ack = h.GetAckNumber();
+    // the base takes its sample when the oldest segment of its history is acknowledged
+    bool own = m_state == ESTABLISHED && m_timestampEnabled && h.HasOption(TcpOption::TS)
+               && ack > m_txBuffer->HeadSequence()
+               && (m_history.empty() || ack < m_history.front().seq + SequenceNumber32(m_history.front().count));
+    TcpSocketBase::EstimateRtt(h);
+    if (!own) return;
+    Ptr<const TcpOptionTS> ts = DynamicCast<const TcpOptionTS>(h.GetOption(TcpOption::TS));
+    Time rtt = TcpOptionTS::ElapsedTimeFromTsValue(ts->GetEcho());
+    if (rtt.IsZero()) rtt = MicroSeconds(1);
+    m_rtt->Measurement(rtt);
+    m_rto = Max(m_rtt->GetEstimate() + Max(m_clockGranularity, m_rtt->GetVariation() * 4), m_minRto);
+    m_tcb->m_srtt = m_rtt->GetEstimate();
+    m_tcb->m_minRtt = std::min(m_tcb->m_srtt.Get(), m_tcb->m_minRtt);
+    m_tcb->m_lastRtt = rtt;
+  }
+};
+
+// Creates TsRttSockets with the node's TcpL4Protocol settings (congestion control,
+// recovery, RTT estimator), as TcpL4Protocol::CreateSocket does for its own sockets.
+class TsRttSocketFactory : public SocketFactory {
+ public:
+  static TypeId GetTypeId() {
+    static TypeId tid = TypeId("labcalc::TsRttSocketFactory").SetParent<SocketFactory>().SetGroupName("Internet");
+    return tid;
+  }
+  Ptr<Socket> CreateSocket() override {
+    Ptr<Node> node = GetObject<Node>();
+    Ptr<TcpL4Protocol> tcp = node->GetObject<TcpL4Protocol>();
+    TypeIdValue cc, rec, rtt;
+    tcp->GetAttribute("SocketType", cc);
+    tcp->GetAttribute("RecoveryType", rec);
+    tcp->GetAttribute("RttEstimatorType", rtt);
+    ObjectFactory fc, fr, ft;
+    fc.SetTypeId(cc.Get());
+    fr.SetTypeId(rec.Get());
+    ft.SetTypeId(rtt.Get());
+    Ptr<TsRttSocket> s = CreateObject<TsRttSocket>();
+    s->SetNode(node);
+    s->SetTcp(tcp);
+    s->SetRtt(ft.Create<RttEstimator>());
+    s->SetCongestionControlAlgorithm(fc.Create<TcpCongestionOps>());
+    s->SetRecoveryAlgorithm(fr.Create<TcpRecoveryOps>());
+    tcp->AddSocket(s);
+    return s;
+  }
+};
+
 void reset() {
   delete S;
   S = new Store();
@@ -192,7 +261,7 @@ void watch_socket(uint32_t f) {
 // sender_link: the flow's private link from its sender node; recv_link: to its receiver node.
 uint32_t add_flow(int is_tcp, uint32_t sender_node, uint32_t receiver_node, uint32_t recv_link,
                   uint32_t sender_link, double payload_rate_bps, uint32_t payload_bytes, double start_s,
-                  double stop_s, std::string tcp_type, bool traces, bool poisson) {
+                  double stop_s, std::string tcp_type, bool traces, bool poisson, bool ts_rtt) {
   uint32_t f = S->apps.size();
   uint16_t port = 5001;
   Address sinkAddr(InetSocketAddress(S->addrB[recv_link], port));
@@ -207,6 +276,11 @@ uint32_t add_flow(int is_tcp, uint32_t sender_node, uint32_t receiver_node, uint
     BulkSendHelper bulk("ns3::TcpSocketFactory", sinkAddr);
     bulk.SetAttribute("MaxBytes", UintegerValue(0));
     bulk.SetAttribute("SendSize", UintegerValue(payload_bytes));
+    if (ts_rtt) {
+      Ptr<Node> node = S->nodes.Get(sender_node);
+      if (!node->GetObject<TsRttSocketFactory>()) node->AggregateObject(CreateObject<TsRttSocketFactory>());
+      bulk.SetAttribute("Protocol", TypeIdValue(TsRttSocketFactory::GetTypeId()));
+    }
     s = bulk.Install(S->nodes.Get(sender_node));
   } else {
     Ptr<UdpSender> app = CreateObject<UdpSender>();

@@ -27,6 +27,8 @@ TCP_DEFAULTS = {
     "ns3::TcpSocket::RcvBufSize": 6291456,
     "ns3::TcpSocket::InitialCwnd": 10,        # IW10, RFC 6928, as Linux [segments]
     "ns3::TcpSocketBase::MinRto": 0.2,        # Linux's TCP_RTO_MIN [s]
+    "ns3::TcpSocket::ConnTimeout": 1.0,       # SYN timeout: Linux's TCP_TIMEOUT_INIT (ns-3: 3 s) [s]
+    "ns3::TcpSocket::DataRetries": 15,        # Linux's tcp_retries2 (ns-3: 6) before the connection is dropped
     # SACK: set per run from Plan.sack (simulate's sack=, default True)
     "ns3::TcpSocketBase::Timestamp": True,
     "ns3::TcpSocketBase::WindowScaling": True,
@@ -141,7 +143,7 @@ def run(plan: Plan) -> dict:
             route = [s_link] + [index[n] for n in f.links] + [r_link]
             L.route_flow(uvec(route), r_link, s_link)
             L.add_flow(int(f.transport == "tcp"), f.sender, f.receiver, r_link, s_link, f.payload_rate_bps,
-                       f.payload_bytes, f.start_s, f.stop_s, f.tcp_type, True, plan.udp_arrivals == "poisson")
+                       f.payload_bytes, f.start_s, f.stop_s, f.tcp_type, True, plan.udp_arrivals == "poisson", plan.ts_rtt)
         watched = [index[link.name] for link in plan.links if not link.private]
         L.run(plan.duration_s, plan.interval_s, plan.queue_interval_s, uvec(watched))
         S = L.S

@@ -54,7 +54,8 @@ def scenario_flow_tables(data: Mapping, variant: str | None = None) -> dict:
 def simulate(scenario, *, variant: str | None = None, duration_s: float = 30.0, seed: int = 1, tcp="NewReno",
              queue_packets=None, error_rate=0.0, max_packets: float = 5_000_000, transport=None, offered_bps=None,
              payload_bytes=None, queue_disc: str = "droptail", start_s=None, stop_s=None, interval_s=None,
-             warmup_s=None, udp_arrivals: str = "poisson", delayed_ack_count: int = 1, sack: bool = True):
+             warmup_s=None, udp_arrivals: str = "poisson", delayed_ack_count: int = 1, sack: bool = True,
+             ts_rtt: bool = True):
     """Simulate a lab network in ns-3 and return what the measurement readers would give.
 
     Parameters
@@ -120,6 +121,15 @@ def simulate(scenario, *, variant: str | None = None, duration_s: float = 30.0, 
         recovery), as Linux. ``False`` gives NewReno's one-loss-per-RTT recovery (RFC 6582):
         other numbers (four NewReno flows on a 50-packet buffer use 6 % less of the link),
         but much faster when a window of thousands of segments loses hundreds (see Notes).
+    ts_rtt : bool, default True
+        Take an RTT sample from the timestamp echo of every ACK that acknowledges new data,
+        retransmitted or not, as Linux does (RFC 6298 section 3 allows it with timestamps).
+        ``False`` keeps ns-3.44's own rule, which after a timeout samples nothing until a
+        segment first sent after it is acknowledged, and restarts the timer from the old
+        estimate on every ACK. Behind a queue that grows longer than the RTO (a 1000-packet
+        queue at 5 Mbit/s holds 2.4 s), a connection then times out before every ACK, for
+        good: lab51 D1 gives three of its four connections about 13 kbit/s each, with no
+        packet lost and no RTT sample taken (see Notes).
 
     Returns
     -------
@@ -150,12 +160,26 @@ def simulate(scenario, *, variant: str | None = None, duration_s: float = 30.0, 
 
     Behaviour: TCP segments of 1448 bytes with timestamps and SACK, IW10, one ACK per
     ``delayed_ack_count`` segments, minimum RTO 200 ms, classic NewReno loss recovery (RFC 6582), 6 MiB socket
-    buffers (so windows are never limited by them). Each queue disc sits in front of a
+    buffers (so windows are never limited by them), SYN timeout 1 s and 15 data
+    retransmissions before a connection is dropped (Linux's ``TCP_TIMEOUT_INIT`` and
+    ``tcp_retries2``; ns-3's defaults are 3 s and 6), RTT samples from the timestamp echo
+    (``ts_rtt``); all of them are recorded in ``attrs["tcp_defaults"]`` and
+    ``attrs["ts_rtt"]``. Each queue disc sits in front of a
     device queue of one packet, so a link holds up to ``queue_packets`` + 1 waiting
     packets plus the one being sent. A flow's ``rtt_s`` (scenario ``rtt_ms``) above
     twice the delay of its route is added as delay on its private receiver link, half in
     each direction. Goodput is the payload the receiver's ``PacketSink`` counted per
     interval; ``summary.goodput_bps`` is over the window after the warm-up.
+
+    Timeouts behind a long queue: a TCP sender's retransmission timer (RTO = smoothed RTT +
+    4 x its variation, at least 200 ms) tracks the RTT only through its samples. When a
+    queue fills faster than the samples follow (a flow's slow start after its own timeout
+    takes a 1000-packet queue from empty to 2.4 s in a few RTTs), the other connections
+    time out although nothing was lost: a spurious timeout, which costs their window and
+    retransmits segments still waiting in the queue. Linux recovers at the next ACK, whose
+    timestamp echo gives an RTT sample of the real delay; ns-3.44 alone does not (see
+    ``ts_rtt``), which labcalc corrects by default with a subclass of ``TcpSocketBase``
+    (``labcalc::TsRttSocket``, compiled with the rest of :mod:`labcalc.sim._cpp`).
 
     Speed: the ``ns3`` wheel on PyPI is built with ``NS3_ASSERT_ENABLE``, and an assertion in
     ``TcpTxBuffer::GetPacketFromList`` compares the whole list of sent segments with
@@ -170,7 +194,10 @@ def simulate(scenario, *, variant: str | None = None, duration_s: float = 30.0, 
     ----------
     .. [1] ns-3 Model Library (3.44): "Point-to-Point", "TCP models in ns-3", "Traffic
        Control Layer" (FifoQueueDisc, RedQueueDisc), "Error model" (RateErrorModel).
-    .. [2] RFC 6582 (NewReno), RFC 6928 (IW10).
+    .. [2] RFC 6582 (NewReno), RFC 6928 (IW10), RFC 6298 (the RTO; section 3: RTT samples
+       from retransmitted segments only with timestamps), RFC 7323 (timestamps).
+    .. [3] Linux ``net/ipv4/tcp_input.c``, ``tcp_ack_update_rtt``: the timestamp echo gives
+       the sample when the acknowledged segment was retransmitted.
 
     Examples
     --------
@@ -204,7 +231,7 @@ def simulate(scenario, *, variant: str | None = None, duration_s: float = 30.0, 
              offered_bps=offered_bps, payload_bytes=payload_bytes, queue_packets=queue_packets,
              queue_disc=queue_disc, error_rate=error_rate, start_s=start_s, stop_s=stop_s, interval_s=interval_s,
              warmup_s=warmup_s, udp_arrivals=udp_arrivals, delayed_ack_count=delayed_ack_count, sack=sack,
-             max_packets=max_packets)
+             ts_rtt=ts_rtt, max_packets=max_packets)
     raw = _engine.run(p)
     attrs = {
         "ns3_version": _engine.ns3_version(),
@@ -220,6 +247,7 @@ def simulate(scenario, *, variant: str | None = None, duration_s: float = 30.0, 
         "udp_arrivals": p.udp_arrivals,
         "delayed_ack_count": p.delayed_ack_count,
         "sack": p.sack,
+        "ts_rtt": p.ts_rtt,
         "queue_disc": queue_disc,
         "estimated_packets": round(p.estimated_packets),
         "wall_s": raw["wall_s"],

@@ -135,6 +135,7 @@ class Plan:
     udp_arrivals: str = "poisson"
     delayed_ack_count: int = 1
     sack: bool = True
+    ts_rtt: bool = True
     name: str = ""
     options: dict = field(default_factory=dict)
 
@@ -373,7 +374,7 @@ def plan(network: Network, *, scenario_flows: Mapping | None = None, duration_s:
          tcp="NewReno", transport=None, offered_bps=None, payload_bytes=None, queue_packets=None,
          queue_disc="droptail", error_rate=0.0, start_s=None, stop_s=None, interval_s=None, warmup_s=None,
          udp_arrivals: str = "poisson", delayed_ack_count: int = 1, max_packets: float = 5_000_000,
-         sack: bool = True) -> Plan:
+         sack: bool = True, ts_rtt: bool = True) -> Plan:
     """Check every option of :func:`labcalc.sim.simulate` and build the plan of the run.
 
     Parameters
@@ -384,7 +385,7 @@ def plan(network: Network, *, scenario_flows: Mapping | None = None, duration_s:
     scenario_flows : mapping flow -> table, optional
         The flow tables of a scenario file (``transport``, ``payload_bytes``), which
         give each flow's transport and payload when the keyword options do not.
-    duration_s, seed, tcp, transport, offered_bps, payload_bytes, queue_packets, queue_disc, error_rate, start_s, stop_s, interval_s, warmup_s, udp_arrivals, delayed_ack_count, max_packets, sack
+    duration_s, seed, tcp, transport, offered_bps, payload_bytes, queue_packets, queue_disc, error_rate, start_s, stop_s, interval_s, warmup_s, udp_arrivals, delayed_ack_count, max_packets, sack, ts_rtt
         As in :func:`labcalc.sim.simulate`.
 
     Returns
@@ -409,6 +410,8 @@ def plan(network: Network, *, scenario_flows: Mapping | None = None, duration_s:
         raise ValueError(f"scenario must be a scenario file or a labcalc.network.Network; got {network!r}")
     if not isinstance(sack, bool):
         raise ValueError(f"sack must be True or False; got {sack!r}")
+    if not isinstance(ts_rtt, bool):
+        raise ValueError(f"ts_rtt must be True or False; got {ts_rtt!r}")
     duration_s = _number("duration_s", duration_s, 0.0, lo_open=True, hi=1e6)
     if isinstance(seed, bool) or not isinstance(seed, int) or not 1 <= seed < 2**32:
         raise ValueError(f"seed must be a whole number in 1 .. 2**32 - 1 (ns-3's RngSeedManager); got {seed!r}")
@@ -515,4 +518,4 @@ def plan(network: Network, *, scenario_flows: Mapping | None = None, duration_s:
     return Plan(n_nodes=n_nodes, links=links, flows=flows, duration_s=duration_s, interval_s=interval_s,
                 queue_interval_s=interval_s / 10, warmup_s=warm, segment_bytes=SEGMENT_BYTES, seed=seed,
                 estimated_packets=estimate, udp_arrivals=udp_arrivals,
-                delayed_ack_count=delayed_ack_count, sack=sack, name=network.name)
+                delayed_ack_count=delayed_ack_count, sack=sack, ts_rtt=ts_rtt, name=network.name)
