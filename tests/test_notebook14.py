@@ -113,8 +113,10 @@ def test_ns3_matches_theory_where_theory_is_exact(ns3):
     ns-3's accounting (IP packet + 2-byte PPP header = 1030 bytes per 1000-byte datagram):
     5e6 x 1000 / 1030 = 4854.4 kbit/s; the run gives 4854.4, pinned within 0.5 %. Their
     split follows their offered rates 1 : 4 within 2 % (run: 0.2492). D1: four CUBIC
-    connections with equal RTTs, Jain's index >= 0.9 (run: 0.950); with 1000-packet queues
-    the run locks out h2's connections (index 0.256), which the notebook explains.
+    connections with equal RTTs, Jain's index >= 0.9 (run: 0.980); with 1000-packet queues
+    one of h2's connections is left with 62 kbit/s (index 0.621, pinned within 0.05), which
+    the notebook explains (small windows time out behind a 2.4-s queue; before labcalc.sim
+    took RTT samples from timestamps, ns-3's stale RTOs gave 4636, 30, 13, 13 kbit/s, 0.256).
     """
     t = ns3[100]
 
@@ -128,7 +130,8 @@ def test_ns3_matches_theory_where_theory_is_exact(ns3):
     assert fairness.jain_index(per_connection) >= 0.9
     assert g("Q32", "D1", "h2") == pytest.approx(sum(per_connection[1:]), rel=1e-3)
     locked = [g("Q32", "D1", "h1", ns3[1000])] + [g("Q32", "D1", f"h2_tcp{k}", ns3[1000]) for k in (1, 2, 3)]
-    assert fairness.jain_index(locked) < 0.5
+    assert fairness.jain_index(locked) == pytest.approx(0.621, abs=0.05)
+    assert min(locked) < 100e3 < max(locked[1:])  # one h2 connection starved, the others not
 
 
 def test_summary_rows_add_up_connections():
