@@ -483,10 +483,13 @@ def evaluate(given, status, expected, bases, rtol, atol, sigfigs, display_factor
         # the band around a slip's value is the right answer's band transformed by the
         # slip: the relative part follows the value, and so does the absolute part (a
         # value 1000 times too small keeps a thousandth of it, so no band reaches 0)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            scale = np.where(e != 0, np.abs(values / np.where(e != 0, e, 1.0)), 1.0)
-        cand_tol = tolerance_band(values, rtol[todo][:, None], atol[todo][:, None] * scale,
-                              sigfigs[todo][:, None], display_factor[todo][:, None])
+        # a slip of a huge key (1e308 x 1000) overflows to inf: no band, it matches nothing
+        finite = np.isfinite(values)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            scale = np.where(finite & (e != 0), np.abs(values / np.where(e != 0, e, 1.0)), 1.0)
+        cand_tol = tolerance_band(np.where(finite, values, 0.0), rtol[todo][:, None], atol[todo][:, None] * scale,
+                                  sigfigs[todo][:, None], display_factor[todo][:, None])
+        cand_tol = np.where(finite, cand_tol, np.nan)
         with np.errstate(invalid="ignore"):
             gap = np.abs(g - values)
             dist = gap / (SLIP_BAND * cand_tol)
