@@ -15,7 +15,9 @@ the key and the value as the file wrote them (``demand_mbps = -1``). The layout:
     [links.r1-eth1]
     capacity_mbps = 5              # required: capacity_bps / _kbps / _mbps / _gbps; > 0, at most 1 Pbit/s
     delay_ms = 0                   # optional: delay_s / _ms / _us; >= 0
-    buffer_packets = 1000          # optional
+    buffer_packets = 1000          # optional (a drop-tail queue's size; not with queue = "red")
+    queue = "red"                  # optional, simulation only: "droptail" (default) or "red"
+    red = { min_bytes = 30000 }    # optional with queue = "red": RED parameters (RED_KEYS)
     description = "..."            # optional
     [flows.1to3]                   # a flow may also be written as a list: its route
     route = ["h1-eth0", "r1-eth1", "r2-eth2"]   # required
@@ -35,6 +37,20 @@ the key and the value as the file wrote them (``demand_mbps = -1``). The layout:
     [variants.A2.flows.h2]         #   flow fields
     demand_mbps = 4
 
+How a link queues (``queue``, ``red``) is for the simulator only: the theory never reads
+it and :class:`~labcalc.network.Link` does not hold it. :func:`link_queues` gives it,
+checked, as ``"droptail"`` or a :class:`RedQueue` per link. ``queue = "red"`` is the
+queue Mininet's ``TCLink`` builds with ``enable_red=True`` / ``enable_ecn=True``::
+
+    tc qdisc add dev IF parent 5:1 handle 6: red limit 1000000 min 30000 max 35000 \
+        avpkt 1500 burst 20 bandwidth <bw>mbit probability 1 [ecn]
+
+(``mininet/link.py``, ``TCIntf.bwCmds``, under an ``htb`` class at the link rate), so the
+keys of ``red`` default to those numbers: ``min_bytes = 30000``, ``max_bytes = 35000``,
+``limit_bytes = 1000000``, ``probability = 1.0``, ``burst_packets = 20``,
+``avpkt_bytes = 1500``, ``ecn = true`` (the router marks ECN-capable packets instead of
+dropping them; packets of hosts that do not ask for ECN are dropped either way).
+
 Examples
 --------
 >>> from labcalc.data import scenario_path
@@ -47,18 +63,112 @@ from __future__ import annotations
 import copy
 import math
 import tomllib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
 from labcalc.network import MAX_RATE_BPS, Flow, Link, Network, ScenarioError
 
-__all__ = ["load_network", "network_from_dict", "read_scenario", "ScenarioError", "TOP_KEYS", "LINK_KEYS",
-           "FLOW_KEYS", "VARIANT_KEYS"]
+__all__ = ["load_network", "network_from_dict", "read_scenario", "link_queues", "RedQueue", "ScenarioError",
+           "TOP_KEYS", "LINK_KEYS", "FLOW_KEYS", "VARIANT_KEYS", "QUEUE_KINDS", "RED_KEYS"]
 
 _RATE_UNITS = {"bps": 1.0, "kbps": 1e3, "mbps": 1e6, "gbps": 1e9}
 _TIME_UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6}
 
-LINK_KEYS = {"capacity", "delay", "buffer_packets", "description"}
+LINK_KEYS = {"capacity", "delay", "buffer_packets", "queue", "red", "description"}
+#: Values of a link's ``queue`` key.
+QUEUE_KINDS = ("droptail", "red")
+#: Keys of a link's ``red`` table (the fields of :class:`RedQueue`).
+RED_KEYS = ("min_bytes", "max_bytes", "limit_bytes", "probability", "burst_packets", "avpkt_bytes", "ecn")
+
+
+@dataclass(frozen=True)
+class RedQueue:
+    """A RED queue as ``tc qdisc ... red`` configures it; the defaults are Mininet's ``TCLink``.
+
+    Mininet's ``TCIntf.bwCmds`` (``mininet/link.py``) adds, for ``enable_red=True`` or
+    ``enable_ecn=True``, ``red limit 1000000 min 30000 max 35000 avpkt 1500 burst 20
+    bandwidth <bw>mbit probability 1``, with ``ecn`` when ``enable_ecn=True``.
+
+    Attributes
+    ----------
+    min_bytes, max_bytes : int
+        tc's ``min`` / ``max``: average backlog [bytes] where early drops begin, and above
+        which every packet is dropped (or marked).
+    limit_bytes : int
+        tc's ``limit``: hard limit of the backlog [bytes].
+    probability : float
+        tc's ``probability``: the largest early-drop probability, in (0, 1].
+    burst_packets : int
+        tc's ``burst`` [packets], from which tc derives the averaging weight.
+    avpkt_bytes : int
+        tc's ``avpkt`` [bytes].
+    ecn : bool
+        tc's ``ecn``: mark ECN-capable packets instead of dropping them.
+
+    Examples
+    --------
+    >>> RedQueue().min_bytes, RedQueue(ecn=False).ecn
+    (30000, False)
+    """
+
+    min_bytes: int = 30000
+    max_bytes: int = 35000
+    limit_bytes: int = 1000000
+    probability: float = 1.0
+    burst_packets: int = 20
+    avpkt_bytes: int = 1500
+    ecn: bool = True
+
+
+def _red(table, where: str) -> RedQueue:
+    """The ``red`` table of a link, checked; every message names the key and its value."""
+    if not isinstance(table, Mapping):
+        raise ScenarioError(f"{where}: red must be a table of RED parameters; got {_show(table)}")
+    for key in table:
+        if key not in RED_KEYS:
+            raise ScenarioError(f"{where}: unknown field red.{key} (allowed: {', '.join(RED_KEYS)})")
+    values = {}
+    for key in RED_KEYS:
+        if key not in table:
+            continue
+        value = table[key]
+        if key == "ecn":
+            if not isinstance(value, bool):
+                raise ScenarioError(f"{where}: red.ecn must be true or false; got {_show(value)}")
+        elif key == "probability":
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 1:
+                raise ScenarioError(f"{where}: red.probability must be a number in (0, 1]; got {_show(value)}")
+            value = float(value)
+        elif isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ScenarioError(f"{where}: red.{key} must be a whole number >= 1; got {_show(value)}")
+        values[key] = value
+    red = RedQueue(**values)
+    if not red.min_bytes <= red.max_bytes <= red.limit_bytes:
+        raise ScenarioError(f"{where}: red needs min_bytes <= max_bytes <= limit_bytes; got min_bytes = "
+                            f"{red.min_bytes}, max_bytes = {red.max_bytes}, limit_bytes = {red.limit_bytes}")
+    if red.burst_packets + 1 - red.min_bytes / red.avpkt_bytes < 1:
+        # tc refuses it too (tc_red_eval_ewma: "burst is too small")
+        raise ScenarioError(f"{where}: red.burst_packets = {red.burst_packets} is too small for min_bytes = "
+                            f"{red.min_bytes} and avpkt_bytes = {red.avpkt_bytes} (tc needs burst >= "
+                            f"min / avpkt = {red.min_bytes / red.avpkt_bytes:g})")
+    return red
+
+
+def _queue(table: Mapping, where: str):
+    """A link's ``queue`` and ``red`` keys, checked: ``"droptail"`` or a :class:`RedQueue`."""
+    kind = table.get("queue", "droptail")
+    if not isinstance(kind, str) or kind not in QUEUE_KINDS:
+        raise ScenarioError(f"{where}: queue must be one of {', '.join(repr(k) for k in QUEUE_KINDS)}; "
+                            f"got {_show(kind)}")
+    if kind != "red":
+        if "red" in table:
+            raise ScenarioError(f"{where}: a red table needs queue = \"red\"; got queue = {kind!r}")
+        return "droptail"
+    if table.get("buffer_packets") is not None:
+        raise ScenarioError(f"{where}: buffer_packets = {_show(table['buffer_packets'])} is a drop-tail size; "
+                            "a RED queue's limit is red.limit_bytes")
+    return _red(table.get("red", {}), where)
 FLOW_KEYS = {
     "route",
     "demand",
@@ -184,6 +294,7 @@ def _link(table: Mapping, where: str) -> Link:
     _check_types(table, where)
     capacity = _quantity(table, "capacity", _RATE_UNITS, where, required=True, positive=True)
     delay = _quantity(table, "delay", _TIME_UNITS, where, required=False) or 0.0
+    _queue(table, where)  # checked here; read by link_queues (the theory has no use for it)
     buffer = table.get("buffer_packets")
     try:
         return Link(capacity, delay_s=delay, buffer_packets=buffer)
@@ -242,6 +353,8 @@ def _merge(base: dict, override: Mapping, where: str) -> dict:
         if isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
             # a quantity given in another unit replaces the base one
             merged = dict(out[key])
+            if "queue" in value and "red" not in value:
+                merged.pop("red", None)  # a variant that changes the queue starts from its defaults
             for k in list(value):
                 stem = k.rsplit("_", 1)[0]
                 for old in list(merged):
@@ -254,37 +367,8 @@ def _merge(base: dict, override: Mapping, where: str) -> dict:
     return out
 
 
-def network_from_dict(data: Mapping, variant: str | None = None, source: str = "scenario") -> Network:
-    """Validate a scenario dictionary (the TOML layout of this module) and build its Network.
-
-    Parameters
-    ----------
-    data : mapping
-        The scenario, as ``tomllib`` reads it.
-    variant : str, optional
-        Name of a ``[variants.NAME]`` table whose fields override the base ones.
-    source : str, default "scenario"
-        Name of the scenario in messages (the file name).
-
-    Returns
-    -------
-    labcalc.network.Network
-
-    Raises
-    ------
-    ScenarioError
-        A missing or unknown field, a value of the wrong type or sign; the message
-        names the source, the table and the field.
-
-    Examples
-    --------
-    >>> net = network_from_dict({
-    ...     "links": {"r1": {"capacity_mbps": 5}},
-    ...     "flows": {"a": {"route": ["r1"], "demand_mbps": 1}},
-    ... })
-    >>> net.demands_bps.tolist()
-    [1000000.0]
-    """
+def _tables(data: Mapping, variant: str | None, source: str):
+    """The link and flow tables of a scenario with a variant applied, and its accounting."""
     if not isinstance(data, Mapping):
         raise ScenarioError(f"{source}: expected a table at the top level")
     unknown = set(data) - TOP_KEYS
@@ -335,6 +419,41 @@ def network_from_dict(data: Mapping, variant: str | None = None, source: str = "
             if missing:
                 raise ScenarioError(f"{where}: flows_only names unknown flow {missing[0]!r}")
             flows = {name: flows[name] for name in keep}
+    return links, flows, accounting
+
+
+def network_from_dict(data: Mapping, variant: str | None = None, source: str = "scenario") -> Network:
+    """Validate a scenario dictionary (the TOML layout of this module) and build its Network.
+
+    Parameters
+    ----------
+    data : mapping
+        The scenario, as ``tomllib`` reads it.
+    variant : str, optional
+        Name of a ``[variants.NAME]`` table whose fields override the base ones.
+    source : str, default "scenario"
+        Name of the scenario in messages (the file name).
+
+    Returns
+    -------
+    labcalc.network.Network
+
+    Raises
+    ------
+    ScenarioError
+        A missing or unknown field, a value of the wrong type or sign; the message
+        names the source, the table and the field.
+
+    Examples
+    --------
+    >>> net = network_from_dict({
+    ...     "links": {"r1": {"capacity_mbps": 5}},
+    ...     "flows": {"a": {"route": ["r1"], "demand_mbps": 1}},
+    ... })
+    >>> net.demands_bps.tolist()
+    [1000000.0]
+    """
+    links, flows, accounting = _tables(data, variant, source)
     built_links = {name: _link(t, _where(source, f"links.{name}")) for name, t in links.items()}
     built_flows = {name: _flow(t, _where(source, f"flows.{name}"), accounting) for name, t in flows.items()}
     name = data.get("name", "")
@@ -344,6 +463,43 @@ def network_from_dict(data: Mapping, variant: str | None = None, source: str = "
         return Network(built_links, built_flows, name=name, description=data.get("description", ""))
     except ScenarioError as exc:
         raise ScenarioError(f"{source}: {exc}") from None
+
+
+def link_queues(data: Mapping, variant: str | None = None, source: str = "scenario") -> dict:
+    """How each link of a scenario queues, for the simulator: ``"droptail"`` or a :class:`RedQueue`.
+
+    Parameters
+    ----------
+    data : mapping
+        The scenario, as :func:`read_scenario` returns it (validated here in full, as
+        :func:`network_from_dict` does).
+    variant : str, optional
+        A ``[variants.NAME]`` table whose link fields override the base ones.
+    source : str, default "scenario"
+        Name of the scenario in messages (the file name).
+
+    Returns
+    -------
+    dict
+        Link name -> ``"droptail"`` (no ``queue`` key, or ``queue = "droptail"``) or a
+        :class:`RedQueue` with the ``red`` table's values over Mininet's defaults.
+
+    Raises
+    ------
+    ScenarioError
+        As :func:`network_from_dict`; a bad ``queue`` or ``red`` names the file, the
+        table, the key and the value.
+
+    Examples
+    --------
+    >>> q = link_queues({"links": {"r1": {"capacity_mbps": 5, "queue": "red", "red": {"ecn": False}},
+    ...                            "h1": {"capacity_mbps": 100}}, "flows": {"a": ["h1", "r1"]}})
+    >>> q["h1"], q["r1"].min_bytes, q["r1"].ecn
+    ('droptail', 30000, False)
+    """
+    network_from_dict(data, variant=variant, source=source)
+    links, _, _ = _tables(data, variant, source)
+    return {name: _queue(t, _where(source, f"links.{name}")) for name, t in links.items()}
 
 
 def read_scenario(path) -> dict:

@@ -327,3 +327,67 @@ def test_allocations_of_a_union_are_those_of_its_parts():
     # FIFO per-link acceptance too (route order matters on this topology)
     acc = fifo_split(u).links["accepted"].to_numpy().reshape(len(parts), -1)
     np.testing.assert_allclose(acc, [fifo_split(p).links["accepted"].to_numpy() for p in parts], rtol=1e-12)
+
+
+# --- how a link queues (simulation only: the theory never reads it) -----------------------
+
+def test_link_queues_default_to_droptail_and_red_to_mininets_tclink(tmp_path):
+    from labcalc.scenario import RedQueue, link_queues, read_scenario
+
+    path = write(tmp_path, "[links.r1]\ncapacity_mbps = 5\nqueue = 'red'\n[links.h1]\ncapacity_mbps = 100\n"
+                           "[flows.a]\nroute = ['h1', 'r1']\n"
+                           "[variants.v.links.r1]\nred = { min_bytes = 15000, ecn = false }\n"
+                           "[variants.d.links.r1]\nqueue = 'droptail'\n")
+    data = read_scenario(path)
+    q = link_queues(data, source=str(path))
+    assert q == {"r1": RedQueue(), "h1": "droptail"}
+    assert (RedQueue().min_bytes, RedQueue().max_bytes, RedQueue().limit_bytes, RedQueue().probability,
+            RedQueue().burst_packets, RedQueue().avpkt_bytes, RedQueue().ecn) == (30000, 35000, 1000000, 1.0, 20,
+                                                                                1500, True)
+    assert link_queues(data, variant="v")["r1"] == RedQueue(min_bytes=15000, ecn=False)
+    assert link_queues(data, variant="d")["r1"] == "droptail"
+    # the theory is unchanged by a queue key
+    assert load_network(path).capacities_bps.tolist() == [5e6, 1e8]
+
+
+def test_handout_router_interfaces_use_mininets_red():
+    from labcalc.scenario import RedQueue, link_queues, read_scenario
+
+    red = {name: sorted(k for k, v in link_queues(read_scenario(scenario_path(name))).items() if v == RedQueue())
+           for name in ("lab51", "lab52", "lab53")}
+    assert red == {"lab51": ["r1-eth1"], "lab52": ["N1-N2", "N2-B", "N2-D"], "lab53": ["r1-eth1", "r2-eth2"]}
+
+
+@pytest.mark.parametrize("lines, message", [
+    ("queue = 'fifo'", "queue must be one of 'droptail', 'red'; got 'fifo'"),
+    ("queue = 3", "queue must be one of 'droptail', 'red'; got 3"),
+    ("red = { ecn = true }", "a red table needs queue = \"red\"; got queue = 'droptail'"),
+    ("queue = 'red'\nred = 5", "red must be a table of RED parameters; got 5"),
+    ("queue = 'red'\nred = { min = 3 }", "unknown field red.min (allowed: min_bytes, max_bytes, limit_bytes, "
+                                         "probability, burst_packets, avpkt_bytes, ecn)"),
+    ("queue = 'red'\nred = { min_bytes = -1 }", "red.min_bytes must be a whole number >= 1; got -1"),
+    ("queue = 'red'\nred = { max_bytes = 3.5e4 }", "red.max_bytes must be a whole number >= 1; got 35000.0"),
+    ("queue = 'red'\nred = { probability = 0 }", "red.probability must be a number in (0, 1]; got 0"),
+    ("queue = 'red'\nred = { probability = 1.5 }", "red.probability must be a number in (0, 1]; got 1.5"),
+    ("queue = 'red'\nred = { ecn = 'yes' }", "red.ecn must be true or false; got 'yes'"),
+    ("queue = 'red'\nred = { min_bytes = 40000 }", "red needs min_bytes <= max_bytes <= limit_bytes; got "
+                                                   "min_bytes = 40000, max_bytes = 35000, limit_bytes = 1000000"),
+    ("queue = 'red'\nred = { burst_packets = 5 }", "red.burst_packets = 5 is too small for min_bytes = 30000 and "
+                                                   "avpkt_bytes = 1500 (tc needs burst >= min / avpkt = 20)"),
+    ("queue = 'red'\nbuffer_packets = 100", "buffer_packets = 100 is a drop-tail size; a RED queue's limit is "
+                                            "red.limit_bytes"),
+])
+def test_bad_queue_names_file_table_key_and_value(tmp_path, lines, message):
+    path = write(tmp_path, f"[links.r1]\ncapacity_mbps = 5\n{lines}\n[flows.a]\nroute = ['r1']\n")
+    with pytest.raises(ScenarioError) as info:
+        load_network(path)
+    assert str(info.value) == f"{path}: [links.r1]: {message}"
+
+
+def test_bad_queue_in_a_variant_is_reported(tmp_path):
+    from labcalc.scenario import link_queues, read_scenario
+
+    path = write(tmp_path, "[links.r1]\ncapacity_mbps = 5\n[flows.a]\nroute = ['r1']\n"
+                           "[variants.v.links.r1]\nqueue = 'red'\nred = { avpkt_bytes = true }\n")
+    with pytest.raises(ScenarioError, match=r"\[links.r1\]: red.avpkt_bytes must be a whole number >= 1; got True"):
+        link_queues(read_scenario(path), variant="v", source=str(path))

@@ -48,6 +48,40 @@ def test_tcp_variant_names(name, type_id):
     assert sim.tcp_type_id(name) == type_id
 
 
+def test_linux_red_parameters_as_tc_and_the_kernel_derive_them():
+    from labcalc.scenario import RedQueue
+    from labcalc.sim import red
+
+    # Mininet's TCLink: red limit 1000000 min 30000 max 35000 avpkt 1500 burst 20 probability 1
+    assert red.tc_wlog(30000, 20, 1500) == 1             # burst + 1 - min/avpkt = 1: W = 1/2
+    assert red.tc_plog(30000, 35000, 1.0) == 13
+    assert red.kernel_max_p(30000, 35000, 1.0) == 524287 * 5000 / 2**32   # 2^32 wraps to 0: (max-min)/2^Plog
+    assert red.kernel_max_p(30000, 35000, 0.25) == 0.25
+    a = red.red_attributes(RedQueue(), 5e6)
+    assert (a["MaxSize"], a["MinTh"], a["MaxTh"], a["QW"], a["Gentle"], a["Wait"], a["UseHardDrop"]) == (
+        "1000000B", 30000.0, 35000.0, 0.5, False, False, False)
+    assert a["LInterm"] == pytest.approx(8192 / 5000, rel=1e-5) and a["LinkBandwidth"] == 5e6
+
+
+def test_plan_takes_the_scenarios_queues_unless_overridden():
+    from labcalc.scenario import RedQueue, link_queues, load_network, read_scenario
+
+    path = scenario_path("lab53")
+    net, own = load_network(path), link_queues(read_scenario(path))
+    p = sim.plan(net, scenario_queues=own)
+    kinds = {link.name: (link.queue_disc, link.red) for link in p.links if not link.private}
+    assert kinds["r1-eth1"] == ("ns3::RedQueueDisc", RedQueue()) and kinds["h1-eth0"] == ("ns3::FifoQueueDisc", None)
+    assert {link.red for link in sim.plan(net, scenario_queues=own, queue_disc="droptail").links} == {None}
+    p = sim.plan(net, scenario_queues=own, queue_disc={"r2-eth2": RedQueue(ecn=False)}, queue_packets=50)
+    by = {link.name: link for link in p.links}
+    assert by["r2-eth2"].red == RedQueue(ecn=False) and by["r1-eth1"].red == RedQueue()
+    assert (by["r1-eth1"].queue_size, by["h1-eth0"].queue_size) == ("1000000B", "50p")
+    with pytest.raises(ValueError, match=r"queue_disc: unknown link 'zz'"):
+        sim.plan(net, queue_disc={"zz": "red"})
+    with pytest.raises(ValueError, match=r"ecn must be True or False; got 1"):
+        sim.plan(net, ecn=1)
+
+
 def test_unknown_options_name_the_option_and_value():
     net = Network({"l": 5e6}, {"a": ["l"]})
     with pytest.raises(ValueError, match=r"tcp: unknown variant 'Compound'.*NewReno.*Cubic"):
@@ -200,7 +234,7 @@ def test_frames_have_the_readers_columns(ns3):
     assert list(res.goodput.columns) == ["flow", "start_s", "end_s", "time_s", "bytes", "rate_bps"]
     assert list(res.cwnd.columns) == ["flow", "time_s", "cwnd_bytes", "ssthresh_bytes"]
     assert list(res.rtt.columns) == ["flow", "time_s", "rtt_s"]
-    assert list(res.queue.columns) == ["link", "time_s", "backlog_packets", "drops"]
+    assert list(res.queue.columns) == ["link", "time_s", "backlog_packets", "drops", "backlog_bytes", "marks"]
     assert {"goodput_bps", "sent_packets", "lost_packets", "loss"} <= set(res.summary.columns)
     assert res.cwnd["ssthresh_bytes"].isna().iloc[0]  # unset before the first loss
     ss = measure.steady_state(res.goodput[res.goodput.flow == "h2_udp"].set_index("time_s")["rate_bps"], batch_size=2)
@@ -272,7 +306,7 @@ def test_lab_scenarios_run(ns3):
 
 
 def test_no_connection_is_locked_out_by_stale_rtos_behind_a_long_queue(ns3):
-    # lab51 D1 with 1000-packet queues: the queue holds up to 2.4 s, far above the RTO the
+    # lab51 D1 with 1000-packet drop-tail queues (not the scenario's RED): the queue holds up to 2.4 s, far above the RTO the
     # connections estimated while it was short. ns-3.44's own RTT sampling (ts_rtt=False)
     # takes no sample after a timeout until a segment first sent after it is acknowledged,
     # and resets the timer to the stale estimate on every ACK, so the timer fires again
@@ -281,11 +315,52 @@ def test_no_connection_is_locked_out_by_stale_rtos_behind_a_long_queue(ns3):
     # queue, retransmit every segment several times and never lose one (about 13 kbit/s
     # each over 200 s, Jain's index 0.25). With Linux's sampling from the timestamp echo
     # every connection keeps measuring the queue (medians 1.0-2.2 s here).
-    res = sim.simulate(scenario_path("lab51"), variant="D1", queue_packets=1000, tcp="Cubic", duration_s=30,
-                       sack=False)
+    res = sim.simulate(scenario_path("lab51"), variant="D1", queue_disc="droptail", queue_packets=1000, tcp="Cubic",
+                       duration_s=30, sack=False)
     assert res.attrs["ts_rtt"] is True
     last = res.rtt[res.rtt.time_s >= 20]
     assert set(last.flow) == set(res.summary.index)          # every connection still takes RTT samples
     assert (last.groupby("flow").rtt_s.median() > 0.8).all()   # and they include the queue (base RTT 0.3 s)
     late = res.goodput[res.goodput.start_s >= 20].groupby("flow").rate_bps.mean()
     assert (late > 20e3).all()                                  # each gets data through in the last third
+
+
+def test_red_drops_at_its_thresholds_where_droptail_fills_its_limit(ns3):
+    # one Poisson UDP flow at 1.5 x the link: RED (tc's min 30000 / max 35000 bytes, W = 1/2) keeps
+    # the backlog between its thresholds by dropping; a drop-tail queue of the same limit fills up
+    from labcalc.scenario import RedQueue
+
+    limit = 200_000
+    net = Network({"l": Link(5e6, delay_s=0.01)}, {"a": ["l"]})
+    kw = dict(transport="udp", offered_bps=7.5e6, payload_bytes=1000, duration_s=3, interval_s=0.5)
+    red = sim.simulate(net, queue_disc=RedQueue(limit_bytes=limit), **kw)
+    q = red.queue[red.queue.time_s >= 1]
+    assert 30_000 <= q.backlog_bytes.mean() <= 35_000 and q.backlog_bytes.max() <= 35_000 + 1028
+    assert q.drops.iloc[-1] > 500 and q.marks.iloc[-1] == 0      # UDP is not ECN-capable: dropped
+    tail = sim.simulate(net, queue_disc="droptail", queue_packets=limit // 1028, **kw)
+    q = tail.queue[tail.queue.time_s >= 1]
+    assert q.backlog_bytes.mean() == pytest.approx(limit, rel=0.05)
+    # both keep the link busy
+    for res in (red, tail):
+        assert res.summary.loc["a", "goodput_bps"] == pytest.approx(sim.p2p_goodput_bps(5e6, 1000), rel=0.01)
+
+
+def test_red_marks_ecn_capable_tcp_instead_of_dropping(ns3):
+    net = Network({"l": Link(5e6, delay_s=0.01)}, {"a": ["l"], "b": ["l"]})
+    kw = dict(queue_disc="red", duration_s=8, tcp="Cubic")
+    plain = sim.simulate(net, **kw)           # hosts that do not ask for ECN (Linux's tcp_ecn = 2)
+    ecn = sim.simulate(net, ecn=True, **kw)
+    assert plain.queue.drops.iloc[-1] > 10 and plain.queue.marks.iloc[-1] == 0
+    assert ecn.queue.marks.iloc[-1] > 10 and ecn.queue.drops.iloc[-1] == 0
+    assert ecn.summary.lost_packets.sum() == 0 and ecn.attrs["ecn"] is True
+    for res in (plain, ecn):                  # the queue stays near RED's thresholds: tens of ms at 5 Mbit/s
+        assert res.queue[res.queue.time_s > 2].backlog_bytes.mean() < 35_000
+        assert res.summary.goodput_bps.sum() > 0.9 * sim.p2p_goodput_bps(5e6, 1448, "tcp")
+
+
+def test_scenario_files_bring_their_own_queues(ns3):
+    res = sim.simulate(scenario_path("lab51"), variant="A3", duration_s=4)
+    assert res.attrs["links"]["r1-eth1"]["queue"].startswith("red min 30000 max 35000 limit 1000000")
+    assert res.attrs["links"]["h1-eth0"]["queue"] == "droptail 1000 packets"
+    q = res.queue[(res.queue.link == "r1-eth1") & (res.queue.time_s > 1)]
+    assert q.backlog_bytes.max() <= 35_000 + 1028 and q.drops.iloc[-1] > 0

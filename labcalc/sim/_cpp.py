@@ -29,6 +29,7 @@ struct Store {
   std::vector<double> rtF, rtT, rtV;           // RTT samples
   std::vector<double> gpT, gpB;                // goodput samples: time, then bytes per flow
   std::vector<double> qT, qLen, qDrop;         // queue samples: time, then per watched link
+  std::vector<double> qBytes, qMark;           //   backlog in bytes, cumulative ECN marks
 };
 
 Store* S = nullptr;
@@ -164,20 +165,28 @@ void install_stack() {
   stack.AssignStreams(S->nodes, 1000);
 }
 
-// queue_type: a QueueDisc TypeId name (RED also gets the link's rate and delay). Returns the link index.
-uint32_t add_link(uint32_t a, uint32_t b, double rate_bps, double delay_s, uint32_t queue_packets,
-                  const std::string& queue_type, uint32_t reverse_queue_packets) {
+// queue_type: a QueueDisc TypeId name; size: its MaxSize ("1000p", or "1000000B" for RED);
+// red: for RedQueueDisc, {MinTh, MaxTh, QW, LInterm, MeanPktSize, LinkBandwidth, UseEcn}
+// (labcalc.sim.red: Linux's RED, not gentle, no hard drop, uniform spacing). Returns the link index.
+uint32_t add_link(uint32_t a, uint32_t b, double rate_bps, double delay_s, const std::string& size,
+                  const std::string& queue_type, uint32_t reverse_queue_packets, const std::vector<double>& red) {
   PointToPointHelper p2p;
   p2p.SetDeviceAttribute("DataRate", DataRateValue(DataRate(uint64_t(rate_bps + 0.5))));
   p2p.SetChannelAttribute("Delay", TimeValue(Seconds(delay_s)));
   p2p.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", QueueSizeValue(QueueSize("1p")));
   NetDeviceContainer d = p2p.Install(S->nodes.Get(a), S->nodes.Get(b));
   TrafficControlHelper fwd;
-  std::string size = std::to_string(queue_packets) + "p";
   if (queue_type == "ns3::RedQueueDisc") {
     fwd.SetRootQueueDisc("ns3::RedQueueDisc", "MaxSize", QueueSizeValue(QueueSize(size)),
-                         "LinkBandwidth", DataRateValue(DataRate(uint64_t(rate_bps + 0.5))),
-                         "LinkDelay", TimeValue(Seconds(delay_s)));
+                         "MinTh", DoubleValue(red.at(0)), "MaxTh", DoubleValue(red.at(1)),
+                         "QW", DoubleValue(red.at(2)), "LInterm", DoubleValue(red.at(3)),
+                         "MeanPktSize", UintegerValue(uint32_t(red.at(4))),
+                         "LinkBandwidth", DataRateValue(DataRate(uint64_t(red.at(5) + 0.5))),
+                         "LinkDelay", TimeValue(Seconds(delay_s)),
+                         "UseEcn", BooleanValue(red.at(6) != 0), "UseHardDrop", BooleanValue(false),
+                         "Gentle", BooleanValue(false), "Wait", BooleanValue(false),
+                         "ARED", BooleanValue(false), "AdaptMaxP", BooleanValue(false),
+                         "FengAdaptive", BooleanValue(false), "NLRED", BooleanValue(false));
   } else {
     fwd.SetRootQueueDisc(queue_type, "MaxSize", QueueSizeValue(QueueSize(size)));
   }
@@ -319,6 +328,8 @@ void sample_queue() {
     Ptr<QueueDisc> q = S->qdisc[l];
     S->qLen.push_back(q->GetNPackets());
     S->qDrop.push_back(q->GetStats().nTotalDroppedPackets);
+    S->qBytes.push_back(q->GetNBytes());
+    S->qMark.push_back(q->GetStats().nTotalMarkedPackets);
   }
 }
 

@@ -110,6 +110,8 @@ def _defaults(ns, plan: Plan) -> None:
             v = ns.TypeIdValue(ns.TypeId.LookupByName(value))
         ns.Config.SetDefault(key, v)
     ns.Config.SetDefault("ns3::TcpSocketBase::Sack", ns.BooleanValue(plan.sack))
+    # ECN: Off (as a Linux host with net.ipv4.tcp_ecn = 2, which never asks for it) or On
+    ns.Config.SetDefault("ns3::TcpSocketBase::UseEcn", ns.StringValue("On" if plan.ecn else "Off"))
 
 
 def run(plan: Plan) -> dict:
@@ -117,12 +119,13 @@ def run(plan: Plan) -> dict:
 
     Returns a dict: ``gp_t`` (sample times) and ``gp_bytes`` (times x flows, cumulative
     bytes received), ``cwnd`` / ``ssth`` (flow index, time, old, new), ``rtt`` (flow
-    index, time, value), ``q_t`` and ``q_len`` / ``q_drop`` (times x watched links),
+    index, time, value), ``q_t`` and ``q_len`` / ``q_drop`` / ``q_bytes`` / ``q_mark`` (times x watched links),
     ``sent`` / ``lost`` per flow, ``wall_s``.
     """
     ns, cppyy = load()
     L = cppyy.gbl.labcalc_sim
     uvec = cppyy.gbl.std.vector["unsigned int"]
+    dvec = cppyy.gbl.std.vector["double"]
     t0 = time.perf_counter()
     _defaults(ns, plan)
     L.reset()
@@ -133,8 +136,11 @@ def run(plan: Plan) -> dict:
         index = {}
         for i, link in enumerate(plan.links):
             reverse = link.queue_packets if not link.private else 1000
+            red = link.red_attributes
+            params = ([red["MinTh"], red["MaxTh"], red["QW"], red["LInterm"], red["MeanPktSize"],
+                       red["LinkBandwidth"], float(red["UseEcn"])] if red else [])
             index[link.name] = L.add_link(link.tail, link.head, link.capacity_bps, link.delay_s,
-                                          link.queue_packets, link.queue_disc, reverse)
+                                          link.queue_size, link.queue_disc, reverse, dvec(params))
         for i, link in enumerate(plan.links):
             if link.error_rate > 0:
                 L.add_loss(index[link.name], link.error_rate, 100 + i)
@@ -159,6 +165,8 @@ def run(plan: Plan) -> dict:
             "q_t": q_t,
             "q_len": _vec(S.qLen).reshape(len(q_t), n_l),
             "q_drop": _vec(S.qDrop).reshape(len(q_t), n_l),
+            "q_bytes": _vec(S.qBytes).reshape(len(q_t), n_l),
+            "q_mark": _vec(S.qMark).reshape(len(q_t), n_l),
             "sent": _vec(S.sent),
             "lost": _vec(S.lost),
         }

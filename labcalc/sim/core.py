@@ -16,6 +16,15 @@ ACCOUNTING = (f"ns-3 point-to-point: each packet takes IP packet + {PPP_HEADER_B
               "time (labcalc.sim.p2p_packet_bytes); goodput counts application payload at the receiver")
 
 
+def _queue_label(link) -> str:
+    if link.red is not None:
+        r = link.red
+        return (f"red min {r.min_bytes} max {r.max_bytes} limit {r.limit_bytes} avpkt {r.avpkt_bytes} "
+                f"burst {r.burst_packets} probability {r.probability:g}{' ecn' if r.ecn else ''}")
+    kind = link.queue_disc.replace("ns3::", "").replace("QueueDisc", "").lower()
+    return f"{'droptail' if kind == 'fifo' else kind} {link.queue_packets} packets"
+
+
 def scenario_flow_tables(data: Mapping, variant: str | None = None) -> dict:
     """The flow tables of a scenario dictionary with a variant's flow fields applied.
 
@@ -53,9 +62,9 @@ def scenario_flow_tables(data: Mapping, variant: str | None = None) -> dict:
 
 def simulate(scenario, *, variant: str | None = None, duration_s: float = 30.0, seed: int = 1, tcp="NewReno",
              queue_packets=None, error_rate=0.0, max_packets: float = 5_000_000, transport=None, offered_bps=None,
-             payload_bytes=None, queue_disc: str = "droptail", start_s=None, stop_s=None, interval_s=None,
+             payload_bytes=None, queue_disc=None, start_s=None, stop_s=None, interval_s=None,
              warmup_s=None, udp_arrivals: str = "poisson", delayed_ack_count: int = 1, sack: bool = True,
-             ts_rtt: bool = True):
+             ts_rtt: bool = True, ecn: bool = False):
     """Simulate a lab network in ns-3 and return what the measurement readers would give.
 
     Parameters
@@ -76,8 +85,10 @@ def simulate(scenario, *, variant: str | None = None, duration_s: float = 30.0, 
         Vegas, Veno, WestwoodPlus (or Westwood), HighSpeed, Hybla, Htcp, Scalable, Yeah,
         Illinois, Ledbat, Lp, Bbr (:data:`labcalc.sim.TCP_VARIANTS`).
     queue_packets : int or mapping link -> int, optional
-        Queue size [packets] replacing the links' ``buffer_packets``; a link with neither
-        gets :data:`~labcalc.sim.planning.DEFAULT_QUEUE_PACKETS` (1000, Linux's txqueuelen).
+        Size [packets] of the drop-tail (and CoDel, PIE) queues, replacing the links'
+        ``buffer_packets``; a link with neither gets
+        :data:`~labcalc.sim.planning.DEFAULT_QUEUE_PACKETS` (1000, Linux's txqueuelen). A
+        RED queue's limit is its ``limit_bytes``.
     error_rate : float or mapping link -> float, default 0
         Random packet loss [fraction] in [0, 1) (``RateErrorModel``, packet unit) on the
         receive side of the bottleneck (the used link of least capacity, the first in
@@ -94,9 +105,19 @@ def simulate(scenario, *, variant: str | None = None, duration_s: float = 30.0, 
     payload_bytes : int or mapping flow -> int, optional
         UDP payload per datagram [bytes] (default: the scenario's, else 1472). TCP always
         sends :data:`~labcalc.sim.planning.SEGMENT_BYTES` (1448) per segment.
-    queue_disc : {"droptail", "red", "codel", "fq_codel", "pie"}, default "droptail"
-        The queue discipline of the named links (ns-3's traffic-control layer, with
-        ns-3's default parameters; RED also gets the link's rate and delay).
+    queue_disc : str, RedQueue or mapping link -> either, optional
+        Override of the links' queues. By default each link queues as its scenario says
+        (``queue = "red"`` with its ``red`` table, see :func:`labcalc.scenario.link_queues`),
+        else drop-tail; a Network's links are drop-tail. A name ("droptail", "red",
+        "codel", "fq_codel", "pie") applies to every named link, a mapping to the links it
+        names. "red" is Linux's RED with Mininet's ``TCLink`` parameters
+        (:class:`labcalc.scenario.RedQueue`, mapped by :mod:`labcalc.sim.red`); the others
+        are ns-3's with its default parameters.
+    ecn : bool, default False
+        Whether the TCP senders and receivers ask for ECN (``TcpSocketBase::UseEcn``), so
+        that a RED queue with ``ecn`` marks their packets instead of dropping them. False
+        is a Linux host with the default ``net.ipv4.tcp_ecn = 2``, as the handout's: it
+        never asks, and RED drops.
     start_s, stop_s : float or mapping flow -> float, optional
         When each flow's sender starts and stops [s] (default 0 and ``duration_s``).
     interval_s : float, optional
@@ -214,24 +235,26 @@ def simulate(scenario, *, variant: str | None = None, duration_s: float = 30.0, 
 
     source = None
     tables = None
+    queues = None
     if isinstance(scenario, Network):
         if variant is not None:
             raise ValueError(f"variant = {variant!r}: a variant belongs to a scenario file, not to a Network")
         network = scenario
     elif isinstance(scenario, (str, os.PathLike)):
-        from labcalc.scenario import network_from_dict, read_scenario
+        from labcalc.scenario import link_queues, network_from_dict, read_scenario
 
         source = str(Path(scenario))
         data = read_scenario(scenario)
         network = network_from_dict(data, variant=variant, source=source)
         tables = scenario_flow_tables(data, variant)
+        queues = link_queues(data, variant=variant, source=source)
     else:
         raise ValueError(f"scenario must be a scenario file path or a labcalc.network.Network; got {scenario!r}")
     p = plan(network, scenario_flows=tables, duration_s=duration_s, seed=seed, tcp=tcp, transport=transport,
              offered_bps=offered_bps, payload_bytes=payload_bytes, queue_packets=queue_packets,
              queue_disc=queue_disc, error_rate=error_rate, start_s=start_s, stop_s=stop_s, interval_s=interval_s,
              warmup_s=warmup_s, udp_arrivals=udp_arrivals, delayed_ack_count=delayed_ack_count, sack=sack,
-             ts_rtt=ts_rtt, max_packets=max_packets)
+             ts_rtt=ts_rtt, ecn=ecn, max_packets=max_packets, scenario_queues=queues)
     raw = _engine.run(p)
     attrs = {
         "ns3_version": _engine.ns3_version(),
@@ -248,7 +271,8 @@ def simulate(scenario, *, variant: str | None = None, duration_s: float = 30.0, 
         "delayed_ack_count": p.delayed_ack_count,
         "sack": p.sack,
         "ts_rtt": p.ts_rtt,
-        "queue_disc": queue_disc,
+        "queue_disc": queue_disc if isinstance(queue_disc, (str, type(None))) else str(queue_disc),
+        "ecn": p.ecn,
         "estimated_packets": round(p.estimated_packets),
         "wall_s": raw["wall_s"],
         "flows": {f.name: {"transport": f.transport, "tcp": f.tcp_type if f.transport == "tcp" else None,
@@ -256,7 +280,9 @@ def simulate(scenario, *, variant: str | None = None, duration_s: float = 30.0, 
                            "route": list(f.links), "extra_delay_s": f.extra_delay_s, "start_s": f.start_s,
                            "stop_s": f.stop_s, "warmup_s": p.warmup_s[f.name]} for f in p.flows},
         "links": {link.name: {"capacity_bps": link.capacity_bps, "delay_s": link.delay_s,
-                              "queue_packets": link.queue_packets, "error_rate": link.error_rate}
+                              "queue": _queue_label(link), "queue_packets": link.queue_packets,
+                              "error_rate": link.error_rate,
+                              **({"red": link.red_attributes} if link.red is not None else {})}
                   for link in p.links if not link.private},
     }
     return from_raw(p, raw, attrs)

@@ -13,9 +13,11 @@ nodes are derived from the routes: the head of a link and the tail of the next l
 route are one node. Every named link becomes one ns-3 point-to-point channel from its
 tail to its head with the link's capacity and one-way delay, the link's queue on the
 forward device, and a plain FIFO queue on the reverse device that carries the ACKs back.
-Each flow gets a sender node and a receiver node of its own, joined to the first tail and
-the last head by private links ten times faster than anything in the network (so they
-never bind); a flow's ``rtt_s`` above twice its route's delay is added on its private
+A named link's queue is drop-tail unless the scenario (``queue = "red"``, see
+:func:`labcalc.scenario.link_queues`) or ``queue_disc`` says otherwise; a RED queue is
+Linux's, mapped by :mod:`labcalc.sim.red`. Each flow gets a sender node and a receiver
+node of its own, joined to the first tail and the last head by private links ten times
+faster than anything in the network (so they never bind); a flow's ``rtt_s`` above twice its route's delay is added on its private
 receiver link, half in each direction. Routes are static host routes, so packets follow
 exactly the route of the scenario.
 """
@@ -29,8 +31,10 @@ from typing import Mapping
 
 from labcalc import framing
 from labcalc.network import Network
+from labcalc.scenario import RedQueue
+from labcalc.sim.red import red_attributes
 
-__all__ = ["Plan", "PlanFlow", "PlanLink", "plan", "tcp_type_id", "TCP_VARIANTS", "QUEUE_DISCS",
+__all__ = ["Plan", "PlanFlow", "PlanLink", "plan", "RedQueue", "tcp_type_id", "TCP_VARIANTS", "QUEUE_DISCS",
            "DEFAULT_QUEUE_PACKETS", "DEFAULT_UDP_PAYLOAD_BYTES", "SEGMENT_BYTES", "TCP_OPTIONS_BYTES",
            "PPP_HEADER_BYTES", "SimulationTooLong", "p2p_packet_bytes", "p2p_goodput_bps", "estimate_packets"]
 
@@ -98,6 +102,17 @@ class PlanLink:
     queue_disc: str
     error_rate: float = 0.0
     private: bool = False
+    red: RedQueue | None = None
+
+    @property
+    def queue_size(self) -> str:
+        """The queue disc's ``MaxSize`` in ns-3's notation: ``"<n>p"``, or ``"<n>B"`` for RED."""
+        return f"{self.red.limit_bytes}B" if self.red is not None else f"{self.queue_packets}p"
+
+    @property
+    def red_attributes(self) -> dict:
+        """``ns3::RedQueueDisc`` attributes of a RED link (:func:`labcalc.sim.red.red_attributes`), else {}."""
+        return red_attributes(self.red, self.capacity_bps) if self.red is not None else {}
 
 
 @dataclass(frozen=True)
@@ -136,6 +151,7 @@ class Plan:
     delayed_ack_count: int = 1
     sack: bool = True
     ts_rtt: bool = True
+    ecn: bool = False
     name: str = ""
     options: dict = field(default_factory=dict)
 
@@ -259,13 +275,33 @@ def tcp_type_id(name: str) -> str:
     raise ValueError(f"tcp: unknown variant {name!r}; ns-3 has {', '.join(TCP_VARIANTS)}")
 
 
-def _queue_disc(name: str) -> str:
-    key = str(name).strip().lower()
+def _queue_disc(name, option: str = "queue_disc"):
+    """A discipline name or a RedQueue -> (TypeId, RedQueue or None); "red" is Mininet's RED."""
+    if isinstance(name, RedQueue):
+        return QUEUE_DISCS["red"], name
+    if not isinstance(name, str):
+        raise ValueError(f"{option} must be a discipline name or a labcalc.scenario.RedQueue; got {name!r}")
+    key = name.strip().lower()
     key = _QUEUE_ALIASES.get(key, key)
     if key not in QUEUE_DISCS:
-        raise ValueError(f"queue_disc: unknown discipline {name!r}; supported: {', '.join(QUEUE_DISCS)} "
-                         f"(ECN marking is not supported)")
-    return QUEUE_DISCS[key]
+        raise ValueError(f"{option}: unknown discipline {name!r}; supported: {', '.join(QUEUE_DISCS)}")
+    return QUEUE_DISCS[key], (RedQueue() if key == "red" else None)
+
+
+def _queues(queue_disc, scenario_queues, lnames):
+    """Each named link's (TypeId, RedQueue or None): the scenario's, unless ``queue_disc`` overrides."""
+    own = {k: (scenario_queues or {}).get(k, "droptail") for k in lnames}
+    if queue_disc is None:
+        chosen = own
+    elif isinstance(queue_disc, Mapping):
+        unknown = [k for k in queue_disc if k not in lnames]
+        if unknown:
+            raise ValueError(f"queue_disc: unknown link {unknown[0]!r} (known: {', '.join(lnames)})")
+        chosen = {k: queue_disc.get(k, own[k]) for k in lnames}
+    else:
+        chosen = {k: queue_disc for k in lnames}
+    return {k: _queue_disc(v, f"queue_disc[{k!r}]" if isinstance(queue_disc, Mapping) else "queue_disc")
+            for k, v in chosen.items()}
 
 
 def _per(name: str, value, keys, default, check):
@@ -372,9 +408,10 @@ def estimate_packets(flows, links_by_name: Mapping[str, PlanLink]) -> float:
 
 def plan(network: Network, *, scenario_flows: Mapping | None = None, duration_s: float = 30.0, seed: int = 1,
          tcp="NewReno", transport=None, offered_bps=None, payload_bytes=None, queue_packets=None,
-         queue_disc="droptail", error_rate=0.0, start_s=None, stop_s=None, interval_s=None, warmup_s=None,
+         queue_disc=None, error_rate=0.0, start_s=None, stop_s=None, interval_s=None, warmup_s=None,
          udp_arrivals: str = "poisson", delayed_ack_count: int = 1, max_packets: float = 5_000_000,
-         sack: bool = True, ts_rtt: bool = True) -> Plan:
+         sack: bool = True, ts_rtt: bool = True, ecn: bool = False,
+         scenario_queues: Mapping | None = None) -> Plan:
     """Check every option of :func:`labcalc.sim.simulate` and build the plan of the run.
 
     Parameters
@@ -385,8 +422,11 @@ def plan(network: Network, *, scenario_flows: Mapping | None = None, duration_s:
     scenario_flows : mapping flow -> table, optional
         The flow tables of a scenario file (``transport``, ``payload_bytes``), which
         give each flow's transport and payload when the keyword options do not.
-    duration_s, seed, tcp, transport, offered_bps, payload_bytes, queue_packets, queue_disc, error_rate, start_s, stop_s, interval_s, warmup_s, udp_arrivals, delayed_ack_count, max_packets, sack, ts_rtt
+    duration_s, seed, tcp, transport, offered_bps, payload_bytes, queue_packets, queue_disc, error_rate, start_s, stop_s, interval_s, warmup_s, udp_arrivals, delayed_ack_count, max_packets, sack, ts_rtt, ecn
         As in :func:`labcalc.sim.simulate`.
+    scenario_queues : mapping link -> "droptail" or RedQueue, optional
+        How the scenario file says each link queues (:func:`labcalc.scenario.link_queues`);
+        links it does not name, and all links of a bare Network, are drop-tail.
 
     Returns
     -------
@@ -412,6 +452,8 @@ def plan(network: Network, *, scenario_flows: Mapping | None = None, duration_s:
         raise ValueError(f"sack must be True or False; got {sack!r}")
     if not isinstance(ts_rtt, bool):
         raise ValueError(f"ts_rtt must be True or False; got {ts_rtt!r}")
+    if not isinstance(ecn, bool):
+        raise ValueError(f"ecn must be True or False; got {ecn!r}")
     duration_s = _number("duration_s", duration_s, 0.0, lo_open=True, hi=1e6)
     if isinstance(seed, bool) or not isinstance(seed, int) or not 1 <= seed < 2**32:
         raise ValueError(f"seed must be a whole number in 1 .. 2**32 - 1 (ns-3's RngSeedManager); got {seed!r}")
@@ -439,7 +481,7 @@ def plan(network: Network, *, scenario_flows: Mapping | None = None, duration_s:
         elif payload[k] > 65507:
             raise ValueError(f"payload_bytes[{k!r}] must be at most 65507 for UDP; got {payload[k]!r}")
     tcps = _per("tcp", tcp, fnames, lambda k: "ns3::TcpNewReno", lambda n, v: tcp_type_id(v))
-    qdisc = _queue_disc(queue_disc)
+    qdiscs = _queues(queue_disc, scenario_queues, lnames)
     if udp_arrivals not in ("poisson", "periodic"):
         raise ValueError(f"udp_arrivals must be 'poisson' or 'periodic'; got {udp_arrivals!r}")
     delayed_ack_count = _whole("delayed_ack_count", delayed_ack_count, 1)
@@ -486,8 +528,8 @@ def plan(network: Network, *, scenario_flows: Mapping | None = None, duration_s:
             rates[k] = 0.0
     fastest = max(max(caps.values()), max(rates.values()))
     private_bps = PRIVATE_SPEEDUP * fastest
-    links = [PlanLink(n, ends[i][0], ends[i][1], caps[n], delays[n], buffers[n], qdisc, errors[n])
-             for i, n in enumerate(lnames)]
+    links = [PlanLink(n, ends[i][0], ends[i][1], caps[n], delays[n], buffers[n], qdiscs[n][0], errors[n],
+                      red=qdiscs[n][1]) for i, n in enumerate(lnames)]
     flows = []
     for k in fnames:
         flow = network.flows[k]
@@ -518,4 +560,4 @@ def plan(network: Network, *, scenario_flows: Mapping | None = None, duration_s:
     return Plan(n_nodes=n_nodes, links=links, flows=flows, duration_s=duration_s, interval_s=interval_s,
                 queue_interval_s=interval_s / 10, warmup_s=warm, segment_bytes=SEGMENT_BYTES, seed=seed,
                 estimated_packets=estimate, udp_arrivals=udp_arrivals,
-                delayed_ack_count=delayed_ack_count, sack=sack, ts_rtt=ts_rtt, name=network.name)
+                delayed_ack_count=delayed_ack_count, sack=sack, ts_rtt=ts_rtt, ecn=ecn, name=network.name)

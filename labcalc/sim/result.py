@@ -61,7 +61,8 @@ class SimResult:
         TCP flows: ``flow``, ``time_s`` [s], ``rtt_s`` [s] (ns-3's last RTT sample, per ACK).
     queue : pandas.DataFrame
         Named links: ``link``, ``time_s`` [s], ``backlog_packets`` (in the link's queue
-        disc), ``drops`` (cumulative packets dropped by it, as ``tc -s`` counts).
+        disc), ``drops`` (cumulative packets dropped by it, as ``tc -s`` counts),
+        ``backlog_bytes`` (its IP bytes), ``marks`` (cumulative packets it marked CE).
     summary : pandas.DataFrame
         One row per flow (index ``flow``): ``transport``, ``goodput_bps`` [bit/s] over
         ``window_start_s`` .. ``window_end_s`` (after the warm-up), ``sent_packets``,
@@ -236,7 +237,9 @@ def from_raw(plan, raw: dict, attrs: dict) -> SimResult:
     queue = pd.DataFrame({"link": np.repeat(np.array(named, dtype=object)[None, :], len(qt), 0).T.ravel(),
                           "time_s": np.tile(qt, len(named)),
                           "backlog_packets": raw["q_len"].T.ravel().astype(np.int64),
-                          "drops": raw["q_drop"].T.ravel().astype(np.int64)})
+                          "drops": raw["q_drop"].T.ravel().astype(np.int64),
+                          "backlog_bytes": raw["q_bytes"].T.ravel().astype(np.int64),
+                          "marks": raw["q_mark"].T.ravel().astype(np.int64)})
 
     summ = []
     for j, f in enumerate(plan.flows):
