@@ -180,7 +180,8 @@ def _without_cling_noise():
                 sys.stderr.write("\n".join(kept) + "\n")
 
 
-def simulate_values(run="B1", tcp=None, queue_packets=100, duration_s=5.0, seed=1, theory=None, measured=None):
+def simulate_values(run="B1", tcp=None, queue_packets=100, duration_s=5.0, seed=1, theory=None, measured=None,
+                    queue="red"):
     """Run one of :data:`LAB5_RUNS` in ns-3 for a few seconds; goodput per flow of the handout.
 
     Parameters
@@ -191,8 +192,11 @@ def simulate_values(run="B1", tcp=None, queue_packets=100, duration_s=5.0, seed=
         Congestion control of the TCP flows (any of :data:`labcalc.sim.TCP_VARIANTS`);
         default: the run's.
     queue_packets : int, default 100
-        Queue size of every link [packets] (100 as in the committed runs; 1000 is Linux's
-        default queue length).
+        Size of the drop-tail queues [packets] (1000 is Linux's default queue length).
+    queue : {"red", "droptail"}, default "red"
+        ``"red"``: every link queues as its scenario says (Mininet's RED on the routers'
+        shaped interfaces, as in the handout; the other links drop-tail of
+        ``queue_packets``); ``"droptail"``: every link drop-tail of ``queue_packets``.
     duration_s : float, default 5
         Simulated time [s]; the first 20 % are left out of the averages.
     seed : int, default 1
@@ -221,7 +225,8 @@ def simulate_values(run="B1", tcp=None, queue_packets=100, duration_s=5.0, seed=
     tcp = tcp or spec["tcp"]
     out = dict(run=spec, flows=flows, goodput_bps={}, loss={}, rtt_s={},
                theory_bps=dict((theory or {}).get(run, {})), measured_bps=dict((measured or {}).get(run, {})),
-               settings=dict(tcp=tcp, queue_packets=int(queue_packets), duration_s=float(duration_s), seed=int(seed)),
+               settings=dict(tcp=tcp, queue=queue, queue_packets=int(queue_packets), duration_s=float(duration_s),
+                             seed=int(seed)),
                error=None, wall_s=float("nan"))
     from labcalc import sim
     from labcalc.data import scenario_path
@@ -233,7 +238,7 @@ def simulate_values(run="B1", tcp=None, queue_packets=100, duration_s=5.0, seed=
         with _without_cling_noise():
             res = sim.simulate(scenario_path(spec["file"]), variant=spec["variant"], tcp=tcp,
                                queue_packets=int(queue_packets), duration_s=float(duration_s), seed=int(seed),
-                               max_packets=2_000_000)
+                               queue_disc=None if queue == "red" else "droptail", max_packets=2_000_000)
     except sim.SimulationUnavailable as exc:
         out["error"] = f"{INSTALL_HINT} ({exc})"
         return out
@@ -286,8 +291,9 @@ def simulate_readout(values) -> str:
     if values["error"]:
         lines.append(values["error"])
     else:
-        lines.append(f"ns-3: {st['duration_s']:g} s simulated, {st['tcp']}, queues of {st['queue_packets']} packets, "
-                     f"seed {st['seed']}")
+        queues = ("RED at the routers" if st.get("queue", "red") == "red"
+                  else f"drop-tail queues of {st['queue_packets']} packets")
+        lines.append(f"ns-3: {st['duration_s']:g} s simulated, {st['tcp']}, {queues}, seed {st['seed']}")
     rows = [("flow", f"{'theory':>6}    {'ns-3':>4}  {'measured':>8}  [kbit/s]")]
     for flow in values["flows"]:
         extra = ""
@@ -319,7 +325,8 @@ def _draw_simulate(ax, values, settings):
     ax.legend(fontsize=8, loc="upper left", ncols=3)
 
 
-def simulate_explorer(run="B1", tcp=None, queue_packets=100, duration_s=5.0, theory=None, measured=None) -> Explorer:
+def simulate_explorer(run="B1", tcp=None, queue_packets=100, duration_s=5.0, theory=None, measured=None,
+                      queue="red") -> Explorer:
     """A run of lab 5 re-simulated in ns-3 whenever a control is released.
 
     Parameters
@@ -329,7 +336,9 @@ def simulate_explorer(run="B1", tcp=None, queue_packets=100, duration_s=5.0, the
     tcp : str, optional
         Initial congestion control; default: the run's.
     queue_packets : int, default 100
-        Initial queue size of every link [packets].
+        Initial size of the drop-tail queues [packets].
+    queue : {"red", "droptail"}, default "red"
+        Initial queues: the scenario's (RED at the routers, as the handout) or all drop-tail.
     duration_s : float, default 5
         Initial simulated time [s] (2 to 20).
     theory, measured : dict run key -> dict flow -> float, optional
@@ -338,7 +347,7 @@ def simulate_explorer(run="B1", tcp=None, queue_packets=100, duration_s=5.0, the
     Returns
     -------
     Explorer
-        Controls ``run``, ``tcp``, ``queue_packets``, ``duration_s``; its ``values`` hold
+        Controls ``run``, ``tcp``, ``queue``, ``queue_packets``, ``duration_s``; its ``values`` hold
         the result of :func:`simulate_values`.
 
     Examples
@@ -351,12 +360,13 @@ def simulate_explorer(run="B1", tcp=None, queue_packets=100, duration_s=5.0, the
     controls = {
         "run": choice([r["key"] for r in LAB5_RUNS], spec["key"], "run"),
         "tcp": choice(variants, tcp or spec["tcp"], "TCP (ns-3)"),
-        "queue_packets": slider("int", queue_packets, 10, 1000, 10, "queues [packets]"),
+        "queue": choice(["red", "droptail"], queue, "queues"),
+        "queue_packets": slider("int", queue_packets, 10, 1000, 10, "drop-tail [packets]"),
         "duration_s": slider("float", duration_s, 2.0, 20.0, 1.0, "simulated time [s]", ".0f"),
     }
 
-    def compute(run, tcp, queue_packets, duration_s):
-        return simulate_values(run, tcp, queue_packets, duration_s, theory=theory, measured=measured)
+    def compute(run, tcp, queue, queue_packets, duration_s):
+        return simulate_values(run, tcp, queue_packets, duration_s, theory=theory, measured=measured, queue=queue)
 
     return Explorer(controls, compute, simulate_readout, _draw_simulate,
                     title="Lab 5 in ns-3: re-run a few simulated seconds")
