@@ -119,7 +119,9 @@ def _build_parser() -> argparse.ArgumentParser:
     p_sim.add_argument("--duration", type=float, default=30.0, help="simulated time in seconds (default 30)")
     p_sim.add_argument("--seed", type=int, default=1, help="ns-3 random seed, >= 1 (default 1)")
     p_sim.add_argument("--tcp", default="NewReno", help="TCP congestion control (NewReno, Cubic, ...)")
-    p_sim.add_argument("--queue-disc", default="droptail", help="droptail, red, codel, fq_codel or pie")
+    p_sim.add_argument("--queue-disc", default=None,
+                       help="override every link's queue: droptail, red (Mininet's RED), codel, fq_codel or pie "
+                            "(default: the scenario's own queues)")
     p_sim.add_argument("--queue-packets", type=int, default=None, help="queue size of every link [packets]")
     p_sim.add_argument("--error-rate", type=float, default=0.0, help="random loss on the bottleneck [fraction]")
     p_sim.add_argument("--max-packets", type=float, default=5e6, help="refuse longer runs (default 5e6 packets)")

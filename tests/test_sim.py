@@ -286,6 +286,15 @@ def test_cli_writes_the_files(ns3, tmp_path, capsys):
     names = {p.name for p in (tmp_path / "out").iterdir()}
     assert {"h1_udp-goodput.csv", "h2_udp-goodput.csv", "r1-eth1-queue.csv", "summary.csv",
             "simulation.json"} <= names
+    # without --queue-disc the scenario's own queues run: RED on the router, as the handout's script
+    import json
+
+    links = json.loads((tmp_path / "out" / "simulation.json").read_text())["links"]
+    assert links["r1-eth1"]["queue"].startswith("red ") and links["h1-eth0"]["queue"].startswith("droptail")
+    assert cli.main(["simulate", str(scenario_path("lab51")), "--variant", "A2", "--duration", "1",
+                     "--queue-disc", "droptail", "-o", str(tmp_path / "dt")]) == 0
+    links = json.loads((tmp_path / "dt" / "simulation.json").read_text())["links"]
+    assert links["r1-eth1"]["queue"].startswith("droptail")
 
 
 def test_sack_can_be_turned_off(ns3):
