@@ -340,3 +340,30 @@ def test_cp1252_file_reads_with_a_reported_fallback(tmp_path):
         df = m.read_ns3(p)
     assert df.iloc[:, 1].tolist() == [536]
     assert any("line 1 is not valid UTF-8" in str(w.message) and "cp1252" in str(w.message) for w in caught)
+
+
+_DIGITS = "9" * 131076  # far past Python's 4300-digit limit of int()
+_RECORDED = ROOT / "data" / "measurements" / "recorded"
+
+
+@pytest.mark.parametrize("fname, reader, old, new", [
+    # found by scripts/fuzz_long.py: these reached int() and raised its digit-limit ValueError
+    ("iperf2_server.txt", "read_iperf", "TCP port 5001", f"TCP port {_DIGITS}"),
+    ("iperf2_server.txt", "read_iperf", "10.99.2.2 port 5001", f"10.99.2.2 port {_DIGITS}"),
+    ("ping.txt", "read_ping", "5 packets transmitted", f"{_DIGITS} packets transmitted"),
+])
+def test_a_number_past_ints_digit_limit_is_a_malformed_line(tmp_path, fname, reader, old, new):
+    text = (_RECORDED / fname).read_text()
+    assert old in text
+    df, warned = _read_file(tmp_path, fname, text.replace(old, new, 1).encode(), getattr(m, reader))
+    reference = getattr(m, reader)(_RECORDED / fname)
+    line = text[: text.index(old)].count("\n") + 1
+    assert warned and df.attrs["malformed"] == {"count": 1, "lines": [line]}
+    assert len(df) == len(reference)  # only the changed line is lost, no data row
+
+
+def test_labtool_counter_past_ints_digit_limit_is_malformed(tmp_path):
+    good = b"  1.0s - sent:   100 pkts,  950.0 kb/s\n"
+    bad = b"  2.0s - sent: " + _DIGITS.encode() + b" pkts,  950.0 kb/s\n"
+    df, warned = _read_file(tmp_path, "udp.txt", good + bad + good.replace(b"1.0s", b"3.0s"), m.read_labtool)
+    assert df["time_s"].tolist() == [1.0, 3.0] and df.attrs["malformed"] == {"count": 1, "lines": [2]}

@@ -34,7 +34,7 @@ LOOKS_LIKE_REPORT = re.compile(r"\[\s*\*?(?:\d+|SUM(?:-\d+)?)\](?:\[[A-Z-]+\])?\
 DAMAGED_REPORT3 = re.compile(r"\[\s*(?:\d+|SUM)\](?:\[[A-Z-]+\])?\s.*\b(?:sec|[KMGT]?Bytes|bits/sec)\b")
 # "[  3] local ...", and "[ *2] local ..." for the reverse client thread of an iperf 2.1 server (-d / -r)
 CONNECTED = re.compile(
-    r"\[\s*(?P<star>\*)?(?P<id>\d+)\]\s+local\s+(?P<lip>\S+?)\s+port\s+(?P<lport>\d+)\s+connected\s+(?:with|to)\s+"
+    r"\[\s*(?P<star>\*)?(?P<id>\d+)\]\s+local\s+(?P<lip>\S+?)\s+port\s+(?P<lport>\d{1,5})\s+connected\s+(?:with|to)\s+"
     r"(?P<rip>\S+?)\s+port\s+(?P<rport>\d+)"
 )
 UDP_TAIL = re.compile(
@@ -66,7 +66,7 @@ OUT_OF_ORDER = re.compile(
     rf"(?P<t0>{_NUM})\s*-\s*(?P<t1>{_NUM})\s+sec\s+(?P<n>\d+)\s+datagrams\s+received\s+out-of-order"
 )
 INFORMATIONAL = re.compile(r"sec\s+(?:trip-time|L2 processing|Clock sync error|OWD)")
-LISTEN2 = re.compile(r"^Server listening on (?:TCP|UDP)(?: \(v6\))? port (?P<port>\d+)")
+LISTEN2 = re.compile(r"^Server listening on (?:TCP|UDP)(?: \(v6\))? port (?P<port>\d{1,5})(?!\d)")  # <= 5 digits
 CONNECT2 = re.compile(r"^Client connecting to \S+?,? (?:TCP|UDP) port \d+")
 IPERF3_TCP_TAIL = re.compile(rf"^\s*(?P<retr>\d+)(?:\s+(?P<cwnd>{_NUM})\s+(?P<cu>[KMGT]?)Bytes)?(?P<tail>.*)$")
 _IPERF3_UDP_CLIENT_TAIL = re.compile(r"^\s*(?P<total>\d+)\s*(?P<tail>.*)$")

@@ -400,6 +400,12 @@ class _TextState:
         self.test, self.sum_in_test = 0, False
 
 
+# A listening or connection line whose port has more than 5 digits: LISTEN2 and CONNECTED
+# take ports of at most 5 digits (int() has a 4300-digit limit), so without this check such
+# a line would be skipped without a word and its connection lose its addresses.
+_PORT_TOO_LONG = re.compile(r"^Server listening on .*\bport \d{6,}|\]\s+local\s+\S+\s+port\s+\d{6,}\s+connected")
+
+
 def _text_line(st: _TextState, i: int, line: str) -> None:
     """Read one line of an iperf 2 text report (line-by-line parser)."""
     rep = st.rep
@@ -414,6 +420,9 @@ def _text_line(st: _TextState, i: int, line: str) -> None:
         return
     if CONNECT2.match(s):
         st.side = "client" if st.side in (None, "client") else "dual"
+        return
+    if _PORT_TOO_LONG.search(s):  # a banner or connection line whose port cannot be one
+        rep.bad(i, s)
         return
     m = CONNECTED.search(s)
     if m:

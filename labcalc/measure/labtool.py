@@ -22,15 +22,17 @@ EXPECTED = (
 _NUM = r"\d+(?:\.\d+)?"
 _NAN = rf"(?:{_NUM}|[-+]?nan|[-+]?inf)"
 _KB = r"(?:kb/s|kbit/s|kbits/s|kbps|kb/sec|kbit/sec|kbits/sec)"
-_UDPCLIENT = re.compile(rf"^(?P<t>{_NUM})\s*s\s*-\s*sent:\s*(?P<sent>\d+)\s*pkts\s*,\s*(?P<rate>{_NAN})\s*{_KB}$", re.I)
+# Counters have at most 30 digits here: a longer run is a malformed line, not an int() past
+# Python's 4300-digit limit (20-30 digits reach the overflow check and are reported too).
+_UDPCLIENT = re.compile(rf"^(?P<t>{_NUM})\s*s\s*-\s*sent:\s*(?P<sent>\d{{1,30}})\s*pkts\s*,\s*(?P<rate>{_NAN})\s*{_KB}$", re.I)
 _UDPSERVER = re.compile(
-    rf"^(?P<t>{_NUM})\s*s\s*-\s*received:\s*(?P<rx>\d+)\s*(?:out\s+of|/\s*sent:)\s*(?P<tx>\d+)\s*pkts\s*"
+    rf"^(?P<t>{_NUM})\s*s\s*-\s*received:\s*(?P<rx>\d{{1,30}})\s*(?:out\s+of|/\s*sent:)\s*(?P<tx>\d{{1,30}})\s*pkts\s*"
     rf"\(\s*loss\s*(?P<loss>{_NAN})\s*%\s*\)\s*,\s*(?P<rate>{_NAN})\s*{_KB}$",
     re.I,
 )
 _TCPCLIENT = re.compile(
     rf"^(?P<t>{_NUM})\s*:\s*(?P<avg>{_NAN})\s*{_KB}\s+avg\s*\(\s*(?P<inst>{_NAN})\s*\[inst\]\s*,\s*"
-    rf"(?P<mov>{_NAN})\s*\[mov\.?\s*avg\]\s*\)\s*cwnd\s*(?P<cwnd>\d+)\s*rtt\s*(?P<rtt>{_NAN})\s*ms$",
+    rf"(?P<mov>{_NAN})\s*\[mov\.?\s*avg\]\s*\)\s*cwnd\s*(?P<cwnd>\d{{1,30}})\s*rtt\s*(?P<rtt>{_NAN})\s*ms$",
     re.I,
 )
 
@@ -147,7 +149,8 @@ def read_labtool(path) -> pd.DataFrame:
 def _bulk_shape(rx: re.Pattern) -> str:
     """The pattern of *rx* after its time, with at most 15 digits a number and no infinity."""
     pat = rx.pattern.removesuffix("$")
-    pat = pat.replace(_NUM, r"\d{1,15}(?:\.\d{1,15})?").replace(r"\d+", r"\d{1,15}").replace("|[-+]?inf", "")
+    pat = pat.replace(_NUM, r"\d{1,15}(?:\.\d{1,15})?").replace(r"\d+", r"\d{1,15}").replace(r"\d{1,30}", r"\d{1,15}")
+    pat = pat.replace("|[-+]?inf", "")
     pat = re.sub(r"\(\?P<\w+>", "(", pat).replace(r"\s", r"[ \t]")
     time = r"^(\d{1,15}(?:\.\d{1,15})?)"
     return pat.removeprefix(time)

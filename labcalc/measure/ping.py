@@ -25,8 +25,9 @@ _REPLY = re.compile(
     r"(?P<rest>(?:\s*\((?:DUP!|BAD CHECKSUM!|truncated|DIFFERENT ADDRESS!)\))*)\s*$"
 )
 _STATS = re.compile(
-    r"^(?P<tx>\d+) packets transmitted, (?P<rx>\d+) (?:packets )?received"
-    r"(?:, \+(?P<dup>\d+) duplicates)?(?:, \+(?P<err>\d+) errors)?"
+    # counts of at most 19 digits (they fit an int64): a longer one is a malformed line
+    r"^(?P<tx>\d{1,19}) packets transmitted, (?P<rx>\d{1,19}) (?:packets )?received"
+    r"(?:, \+(?P<dup>\d{1,19}) duplicates)?(?:, \+(?P<err>\d{1,19}) errors)?"
     r"(?:, (?P<loss>\d+(?:\.\d+)?)% packet loss)?(?:, time (?P<time>\d+)ms)?"
 )
 _RTT = re.compile(
