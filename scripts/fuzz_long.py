@@ -1,0 +1,102 @@
+"""A longer fuzzing campaign than `make test` can afford, with fresh random examples.
+
+`make test` runs the property suites (tests/test_fuzz_readers.py, tests/test_fuzz_inputs.py)
+derandomized, a few hundred examples per target, so that every run checks the same cases
+in a few seconds. Before a release, or after changing a reader or the grammar, run this
+script: it runs the same properties with N random examples each (new ones every time, no
+example database) and prints one line per target. A failure prints the exception and the
+example; turn it into a test of its own before fixing it.
+
+Run from the repository root::
+
+    .venv/bin/python scripts/fuzz_long.py            # 5,000 examples per target (~10 min)
+    .venv/bin/python scripts/fuzz_long.py -n 500 --only readers
+
+Readers: each example mutates one recorded or test file of the format (byte flips,
+truncation, duplicated or shuffled lines, huge numbers, wrong JSON types, deep nesting, NUL
+bytes, long lines, gzip) and reads it with the format's reader and with ``measure.read``.
+Inputs: ``parse_quantity``, ``grading.check``, one poisoned cell in a class's answers,
+mutated measurement CSVs and mutated scenario files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import pathlib
+import random
+import sys
+import tempfile
+import time
+import warnings
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def fuzz_readers(n: int) -> int:
+    import tests.test_fuzz_readers as t
+
+    failures = 0
+    for fmt in t.FUZZED:
+        t0, bad = time.time(), 0
+        for i in range(n):
+            seed = random.randrange(2**32)
+            kind = t.KINDS[i % len(t.KINDS)]
+            try:
+                t._fuzz_format(fmt, seed % 1001, kind, random.Random(seed))
+            except Exception as exc:  # noqa: BLE001 - every escape is a finding
+                bad += 1
+                if bad <= 3:
+                    print(f"  {fmt}: {kind} of sample {seed % 1001}, random seed {seed}: "
+                          f"{type(exc).__name__}: {str(exc)[:300]}")
+        failures += bad
+        print(f"{'FAIL' if bad else 'ok  '} reader {fmt:<10} {n} examples, {bad} failed, {time.time() - t0:.0f} s")
+    return failures
+
+
+def fuzz_inputs(n: int) -> int:
+    from hypothesis import HealthCheck, settings
+
+    import tests.test_fuzz_inputs as t
+
+    failures = 0
+    for name in sorted(dir(t)):
+        test = getattr(t, name)
+        if not (name.startswith("test_") and hasattr(test, "hypothesis")):
+            continue
+        test._hypothesis_internal_use_settings = settings(
+            test._hypothesis_internal_use_settings, max_examples=n, derandomize=False, database=None,
+            suppress_health_check=list(HealthCheck))
+        kwargs = {}
+        if "tmp_path" in inspect.signature(test).parameters:
+            kwargs["tmp_path"] = pathlib.Path(tempfile.mkdtemp(prefix="labcalc-fuzz-"))
+        t0 = time.time()
+        with warnings.catch_warnings():
+            # as under pytest (pyproject: filterwarnings = error::RuntimeWarning)
+            warnings.simplefilter("error", RuntimeWarning)
+            try:
+                test(**kwargs)
+                print(f"ok   {name} ({n} examples, {time.time() - t0:.0f} s)")
+            except Exception as exc:  # noqa: BLE001 - hypothesis reports the falsifying example
+                failures += 1
+                print(f"FAIL {name}: {type(exc).__name__}: {str(exc)[:2000]}")
+    return failures
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("-n", type=int, default=5000, help="examples per target (default 5000)")
+    parser.add_argument("--only", choices=["readers", "inputs"], help="one of the two suites")
+    args = parser.parse_args(argv)
+    failures = 0
+    if args.only in (None, "readers"):
+        failures += fuzz_readers(args.n)
+    if args.only in (None, "inputs"):
+        failures += fuzz_inputs(args.n)
+    print(f"{failures} failing target(s)" if failures else "no failure")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
