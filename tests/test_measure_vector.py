@@ -182,3 +182,18 @@ def test_iperf3_fast_path_matches_line_parser_on_many_regular_lines(monkeypatch)
     fast, slow = _both_iperf3("".join(lines), monkeypatch, block=4096)
     _assert_same(fast, slow)
     assert len(fast) == 3000
+
+
+def test_parse_float_reads_no_byte_past_a_short_number_at_the_end():
+    # found by scripts/fuzz_long.py: a 40-digit RTT made parse_float look 32 bytes into every
+    # row, and a short number in the last line of the text then read past the buffer
+    from labcalc import measure as m
+
+    text = ("PING 10.0.0.2 (10.0.0.2) 56(84) bytes of data.\n"
+            "[1709634000.100000] 64 bytes from 10.0.0.2: icmp_seq=1 ttl=63 time=0.081 ms\n"
+            "[1709634000.300650] 64 bytes from 10.0.0.2: icmp_seq=3 ttl=63 time=" + "9" * 40 + " ms\n"
+            "[1709634000.400981] 64 bytes from 10.0.0.2: icmp_seq=4 ttl=63 time=-inf ms\n")
+    with pytest.warns(m.MalformedLinesWarning):
+        df = m.read_ping(text.encode())
+    assert df["rtt_s"].tolist() == pytest.approx([0.081e-3], rel=1e-12)
+    assert df.attrs["malformed"] == {"count": 2, "lines": [3, 4]}

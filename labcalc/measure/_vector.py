@@ -234,7 +234,8 @@ def parse_float(L: Lines, start: np.ndarray, end: np.ndarray, max_width: int = 3
     wmax = int(min(width.max(initial=0), max_width))
     dot = width.copy()
     for j in range(wmax):
-        hit = (j < width) & (dot == width) & (L.byte(s + j) == DOT)
+        inside = j < width  # only those rows read byte j: a shorter number may end the text
+        hit = inside & (dot == width) & (L.byte(np.where(inside, s + j, s)) == DOT)
         dot = np.where(hit, j, dot)
     ip, ok1 = parse_uint(L, s, s + dot, 10)
     fstart = s + np.minimum(dot + 1, width)
