@@ -1419,3 +1419,14 @@ def test_tcp_probe_tracepoint_line_without_keys_is_a_skipped_line(at):
         df = m.read_tcp_probe(text)
     assert len(df) == 20
     assert df.attrs["malformed"]["count"] == 1 and df.attrs["malformed"]["lines"] == [at + 1]
+
+
+def test_tcp_probe_long_word_after_the_event_is_one_malformed_line():
+    # the key=value pattern restarted inside a 400 KB word at every byte (quadratic: 948 s);
+    # keys now start a word
+    lines = gzip.open(RECORDED / "tcp_probe_trace.txt.gz", "rt").read().splitlines()
+    probes = [ln for ln in lines if "tcp_probe:" in ln][:6]
+    bad = "          iperf3-1 [000] ..s1. 2245.5: tcp_probe: " + "x" * 400_000
+    with pytest.warns(MalformedLinesWarning):
+        df = m.read_tcp_probe("\n".join(probes[:3] + [bad] + probes[3:]) + "\n")
+    assert len(df) == 6 and df.attrs["malformed"] == {"count": 1, "lines": [4]}

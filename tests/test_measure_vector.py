@@ -197,3 +197,15 @@ def test_parse_float_reads_no_byte_past_a_short_number_at_the_end():
         df = m.read_ping(text.encode())
     assert df["rtt_s"].tolist() == pytest.approx([0.081e-3], rel=1e-12)
     assert df.attrs["malformed"] == {"count": 2, "lines": [3, 4]}
+
+
+@pytest.mark.parametrize("tail", [" " * 100_000, " \t\r" * 1000, " " * 9, " " * 8, " "])
+def test_trailing_white_space_of_any_length_is_stripped(tail):
+    # a byte a round for every line at once, then the long tails one by one (a line ending in
+    # 400 KB of spaces took 400,000 rounds over the whole chunk: 2 s; found by hostile lines)
+    from labcalc import measure as m
+
+    reply = "64 bytes from 10.0.0.2: icmp_seq={} ttl=64 time=4.04 ms"
+    text = "\n".join(reply.format(i) + (tail if i == 2 else "") for i in range(1, 5)) + "\n"
+    df = m.read_ping(text.encode())
+    assert df["seq"].tolist() == [1, 2, 3, 4] and df.attrs["malformed"]["count"] == 0

@@ -36,7 +36,7 @@ _RTT = re.compile(
 _HEADER = re.compile(r"^PING \S+|^PING6\(.*-->\s*\S+")
 _TITLE = re.compile(r"^--- .* ping6? statistics ---$")
 _ERROR = re.compile(
-    r"^(?:\[\d+(?:\.\d+)?\]\s*)?(?:From \S+.*icmp_seq=\d+|no answer yet for icmp_seq=\d+|Request timeout for icmp_seq[= ]\d+"
+    r"^(?:\[\d+(?:\.\d+)?\]\s*)?(?:From \S.*?icmp_seq=\d+|no answer yet for icmp_seq=\d+|Request timeout for icmp_seq[= ]\d+"
     r"|ping: .*|PING: .*|Warning: .*|pipe \d+)"
 )
 

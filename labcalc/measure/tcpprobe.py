@@ -52,7 +52,7 @@ _COLUMNS = ["time_s", "src", "dst"] + _NUMERIC
 
 _TP_RE = re.compile(r"(?:^|\s)(\d+\.\d+):\s+((?:[\w-]+:)?tcp_probe:)(\s+)(.*)$")
 _EVENT_RE = re.compile(r"^\s*.+\[\d+\].*?\d+\.\d+:\s+[\w:-]+:")
-_KV_RE = re.compile(r"([A-Za-z_]\w*)=(\S*)")
+_KV_RE = re.compile(r"(?<![\w=])([A-Za-z_]\w*)=(\S*)")  # keys start a word: no restart inside a long one (O(n))
 _PROC_RE = re.compile(
     r"^\s*(\d+\.\d+)\s+(\S+:\d+)\s+(\S+:\d+)\s+(\d+)\s+(0x[0-9a-fA-F]+|0)\s+(0x[0-9a-fA-F]+|0)"
     r"\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)(?:\s+(\d+))?\s*$"
