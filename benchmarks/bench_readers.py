@@ -6,7 +6,8 @@ process each, which reports its wall time, CPU time and peak resident memory (th
 process, imports included). Every other reader is timed in this process on a smaller
 generated file. Prints tables; never fails on a missed target.
 
-Worst cases (issue 11): for every reader, (a) a file whose first line is 400 KB long and
+Worst cases (issue 11): for every reader, (a) a file whose first line is 400 KB long (and two
+files whose middle line is half a data line followed by 400 KB of 'x' or of spaces) and
 (b) a file of one repeated data line of ``--worst-mb`` MB (200 by default; for iperf 2 the
 line's interval advances, see WORST_SEQUENCES), each read in a
 fresh process; the table shows MB/s and the peak memory added by the reader as a multiple of
@@ -294,7 +295,15 @@ def _gen_worst(folder: str, reader: str, mb: float) -> dict[str, str]:
                 i += 20_000
             fh.write(block)
             written += len(block)
-    return {"400 KB line": long_path, f"{mb:g} MB repeated": rep_path}
+    # hostile lines: the first half of a data line, then 400 KB of one character (a regex
+    # that restarts inside the run, or strips it a byte at a time, turns quadratic here)
+    hostile = {}
+    for name, blob in (("400 KB word", "x" * 400_000), ("400 KB of spaces", " " * 400_000)):
+        path = os.path.join(folder, f"{reader}-{name.replace(' ', '-')}.txt")
+        with open(path, "w") as fh:
+            fh.write(head + line * 3 + line[: len(line) // 2] + blob + "\n" + line * 3)
+        hostile[name] = path
+    return {"400 KB line": long_path, **hostile, f"{mb:g} MB repeated": rep_path}
 
 
 def _run_child_limited(reader: str, path: str, timeout: float) -> dict:
