@@ -69,7 +69,7 @@ from typing import Mapping
 
 from labcalc.network import MAX_RATE_BPS, Flow, Link, Network, ScenarioError
 
-__all__ = ["load_network", "network_from_dict", "read_scenario", "link_queues", "RedQueue", "ScenarioError",
+__all__ = ["load_network", "network_from_dict", "read_scenario", "flow_tables", "link_queues", "RedQueue", "ScenarioError",
            "TOP_KEYS", "LINK_KEYS", "FLOW_KEYS", "VARIANT_KEYS", "QUEUE_KINDS", "RED_KEYS"]
 
 _RATE_UNITS = {"bps": 1.0, "kbps": 1e3, "mbps": 1e6, "gbps": 1e9}
@@ -463,6 +463,44 @@ def network_from_dict(data: Mapping, variant: str | None = None, source: str = "
         return Network(built_links, built_flows, name=name, description=data.get("description", ""))
     except ScenarioError as exc:
         raise ScenarioError(f"{source}: {exc}") from None
+
+
+def flow_tables(data: Mapping, variant: str | None = None, source: str = "scenario") -> dict:
+    """The flow tables of a scenario as :func:`network_from_dict` reads them, a variant applied.
+
+    For what a Network does not hold (a flow's ``transport`` and ``payload_bytes``, which
+    the simulator needs): the same merge as the theory's, so that a variant's
+    ``demand_kbps`` replaces the base ``demand_mbps`` and ``flows_only`` keeps its flows.
+
+    Parameters
+    ----------
+    data : mapping
+        The scenario, as :func:`read_scenario` returns it.
+    variant : str, optional
+        A ``[variants.NAME]`` table whose flow fields override the base ones.
+    source : str, default "scenario"
+        Name of the scenario in messages (the file name).
+
+    Returns
+    -------
+    dict
+        Flow name -> its table (a route written as a bare list becomes ``{"route": [...]}``).
+
+    Raises
+    ------
+    ScenarioError
+        An unknown variant or a malformed table (the fields themselves are checked by
+        :func:`network_from_dict`).
+
+    Examples
+    --------
+    >>> from labcalc.data import scenario_path
+    >>> t = flow_tables(read_scenario(scenario_path("lab51")), "B2")
+    >>> t["h2_tcp"]["transport"], t["h1_udp"]["payload_bytes"]
+    ('tcp', 1000)
+    """
+    _, flows, _ = _tables(data, variant, source)
+    return {name: (dict(t) if isinstance(t, Mapping) else {"route": t}) for name, t in flows.items()}
 
 
 def link_queues(data: Mapping, variant: str | None = None, source: str = "scenario") -> dict:

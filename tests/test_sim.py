@@ -117,13 +117,13 @@ def test_too_long_a_run_is_refused_with_the_estimate():
 
 
 def test_plan_of_a_scenario_keeps_its_transports_and_rtts():
-    from labcalc.scenario import load_network, read_scenario
+    from labcalc.scenario import flow_tables, load_network, read_scenario
 
     data = read_scenario(scenario_path("lab51"))
-    p = sim.plan(load_network(scenario_path("lab51"), "D2"), scenario_flows=sim.scenario_flow_tables(data, "D2"))
+    p = sim.plan(load_network(scenario_path("lab51"), "D2"), scenario_flows=flow_tables(data, "D2"))
     assert [(f.name, f.transport) for f in p.flows] == [("h1_tcp", "tcp"), ("h2_tcp", "tcp")]
     assert [f.extra_delay_s for f in p.flows] == pytest.approx([0.4, 0.15])
-    p = sim.plan(load_network(scenario_path("lab51"), "B2"), scenario_flows=sim.scenario_flow_tables(data, "B2"))
+    p = sim.plan(load_network(scenario_path("lab51"), "B2"), scenario_flows=flow_tables(data, "B2"))
     udp = {f.name: f for f in p.flows if f.transport == "udp"}
     # 1.066 Mbit/s on the wire is 1 Mbit/s of 1000-byte datagrams
     assert udp["h1_udp"].payload_rate_bps == pytest.approx(1e6)

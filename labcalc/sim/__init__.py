@@ -36,7 +36,6 @@ import importlib
 
 _LAZY = {
     "simulate": "core",
-    "scenario_flow_tables": "core",
     "ACCOUNTING": "core",
     "SimResult": "result",
     "file_stem": "result",

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Mapping
 
 from labcalc.network import Network
 from labcalc.sim.planning import DEFAULT_QUEUE_PACKETS, PPP_HEADER_BYTES, SEGMENT_BYTES, plan
 
-__all__ = ["simulate", "scenario_flow_tables", "ACCOUNTING"]
+__all__ = ["simulate", "ACCOUNTING"]
 
 #: What the simulated links count, in words (also in ``SimResult.attrs["accounting"]``).
 ACCOUNTING = (f"ns-3 point-to-point: each packet takes IP packet + {PPP_HEADER_BYTES}-byte PPP header of link "
@@ -23,41 +22,6 @@ def _queue_label(link) -> str:
                 f"burst {r.burst_packets} probability {r.probability:g}{' ecn' if r.ecn else ''}")
     kind = link.queue_disc.replace("ns3::", "").replace("QueueDisc", "").lower()
     return f"{'droptail' if kind == 'fifo' else kind} {link.queue_packets} packets"
-
-
-def scenario_flow_tables(data: Mapping, variant: str | None = None) -> dict:
-    """The flow tables of a scenario dictionary with a variant's flow fields applied.
-
-    Parameters
-    ----------
-    data : mapping
-        A scenario as :func:`labcalc.scenario.read_scenario` returns it (validated
-        separately by :func:`labcalc.scenario.network_from_dict`).
-    variant : str, optional
-        A ``[variants.NAME]`` table whose ``flows`` fields override the base ones.
-
-    Returns
-    -------
-    dict
-        Flow name -> its table (a route written as a bare list becomes ``{"route": [...]}``).
-
-    Examples
-    --------
-    >>> from labcalc.data import scenario_path
-    >>> from labcalc.scenario import read_scenario
-    >>> t = scenario_flow_tables(read_scenario(scenario_path("lab51")), "B2")
-    >>> t["h2_tcp"]["transport"], t["h1_udp"]["payload_bytes"]
-    ('tcp', 1000)
-    """
-    flows = {k: (dict(v) if isinstance(v, Mapping) else {"route": v}) for k, v in dict(data.get("flows", {})).items()}
-    if variant is not None:
-        changes = dict(data.get("variants", {})).get(variant, {}).get("flows", {})
-        for name, table in dict(changes).items():
-            if isinstance(table, Mapping):
-                flows.setdefault(name, {}).update(table)
-            else:
-                flows[name] = {"route": table}
-    return flows
 
 
 def simulate(scenario, *, variant: str | None = None, duration_s: float = 30.0, seed: int = 1, tcp="NewReno",
@@ -241,12 +205,12 @@ def simulate(scenario, *, variant: str | None = None, duration_s: float = 30.0, 
             raise ValueError(f"variant = {variant!r}: a variant belongs to a scenario file, not to a Network")
         network = scenario
     elif isinstance(scenario, (str, os.PathLike)):
-        from labcalc.scenario import link_queues, network_from_dict, read_scenario
+        from labcalc.scenario import flow_tables, link_queues, network_from_dict, read_scenario
 
         source = str(Path(scenario))
         data = read_scenario(scenario)
         network = network_from_dict(data, variant=variant, source=source)
-        tables = scenario_flow_tables(data, variant)
+        tables = flow_tables(data, variant=variant, source=source)
         queues = link_queues(data, variant=variant, source=source)
     else:
         raise ValueError(f"scenario must be a scenario file path or a labcalc.network.Network; got {scenario!r}")

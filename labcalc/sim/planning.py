@@ -420,7 +420,7 @@ def plan(network: Network, *, scenario_flows: Mapping | None = None, duration_s:
         Links (capacity [bit/s], delay [s], buffer [packets]) and flows (route, demand
         [bit/s], RTT [s], efficiency).
     scenario_flows : mapping flow -> table, optional
-        The flow tables of a scenario file (``transport``, ``payload_bytes``), which
+        The flow tables of a scenario file (:func:`labcalc.scenario.flow_tables`), which
         give each flow's transport and payload when the keyword options do not.
     duration_s, seed, tcp, transport, offered_bps, payload_bytes, queue_packets, queue_disc, error_rate, start_s, stop_s, interval_s, warmup_s, udp_arrivals, delayed_ack_count, max_packets, sack, ts_rtt, ecn
         As in :func:`labcalc.sim.simulate`.
