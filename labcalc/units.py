@@ -28,6 +28,12 @@ How answers are read (:func:`split_quantity`, :func:`unit_scale`):
   millibits do not exist); before a second, ``"ms"`` is milliseconds and ``"Ms"`` or
   ``"MS"`` (megaseconds?) is refused as ambiguous, never taken for milliseconds;
 - ``%`` stands alone: ``"4.69 Mbit/s %"`` and ``"6.2 %%"`` are refused;
+- the grammar decides every spelling or refuses it; pint only converts names the
+  grammar chose. Refused: a prefix before ``min``, ``h`` or a packet (``"kh"``,
+  ``"mmin"``, ``"Kpkt"``), a fractional prefix before a bit or byte (``"ubit"``,
+  ``"nB"``, ``"µbps"``), a ratio of like quantities or anything but data per time
+  (``"Mbit/kbit"``, ``"kmin/s"``, ``"bit/s/s"``); a spelled-out prefix keeps the case
+  rules (``"kiloBps"`` is kilobytes per second);
 - characters that only look like digits (superscript ``"10⁶"``, subscript, circled
   digits, fraction signs) are refused rather than merged into the number by NFKC.
 
@@ -48,7 +54,6 @@ from __future__ import annotations
 import functools
 import math
 import re
-import tokenize
 
 from labcalc.numbers import (  # noqa: F401 - part of this module's interface
     INVISIBLE, MAX_UNIT_CHARS, UNIT_CHARS, clip_text, compatibility_digit, normalize_text, split_quantity,
@@ -372,8 +377,10 @@ def registry():
 #
 # Written by hand because pint cannot take these spellings as they are: its parser is
 # case-sensitive ("BYTES", "MBit/s" fail), reads "Mbps" as megabaud and "kb" as kilobarn,
-# and has no notion of the m/M ambiguity below. This layer only maps each factor to
-# pint's name for it; pint then does the conversion.
+# and has no notion of the m/M ambiguity below. This layer decides every spelling: it
+# maps each factor to pint's name for it and checks that the factors make a quantity
+# labcalc uses; pint then only does the conversion of names decided here. A spelling the
+# rules below do not decide is refused: nothing reaches pint's own parser undecided.
 #
 # A unit is read factor by factor ("Mbit/s" is "Mbit" per "s"; "per" works as "/").
 # Each factor is an optional prefix and a base:
@@ -383,8 +390,9 @@ def registry():
 #   prefixes too (kilo, mega, giga, tera, milli, micro, nano, kibi, mebi, gibi:
 #   "Megabits per second", "MILLISECONDS");
 # - except where case is the only difference: "b" is a bit and "B" a byte ("Mb" and
-#   "MB" differ), "bps" is bit/s and "Bps" byte/s; an all-capital "BPS" is bit/s, as
-#   networking writes it ("MBPS" is Mbit/s);
+#   "MB" differ), "bps" is bit/s and "Bps" byte/s, also after a spelled-out prefix
+#   ("kiloBps" is kilobyte per second); an all-capital "BPS" is bit/s, as networking
+#   writes it ("MBPS" is Mbit/s);
 # - prefix letters keep their SI meaning (k/K kilo, M mega, G giga, T tera, m milli,
 #   u/µ/μ micro, n nano, Ki/Mi/Gi binary) where both readings would make sense, and
 #   are read the one sensible way where only one does: a lower-case m or g before a
@@ -392,6 +400,13 @@ def registry():
 #   before a second only fractions make sense, so "ms" is milliseconds and "Ms" or
 #   "MS" (megaseconds, or milliseconds typed with the wrong case?) is refused as
 #   ambiguous rather than guessed;
+# - refused as nothing a student means: a prefix before min, h or a packet ("kh",
+#   "mmin", "Kpkt"), a fractional prefix before a bit or byte unit ("ubit", "nB",
+#   "µbps", "millibits"), a factor the tables do not hold, a space inside a factor
+#   ("mega bits");
+# - the factors must make a rate (data per time, or bps/Bps alone), a size, a time, a
+#   packet count or a percentage: a ratio ("Mbit/kbit", "kmin/s", "s/s"), a product or a
+#   third factor ("bit/s/s") is refused;
 # - "%" stands alone: "Mbit/s %" is refused.
 _PREFIX_WORDS = ("kilo", "mega", "giga", "tera", "milli", "micro", "nano", "kibi", "mebi", "gibi")
 _PREFIX_SYMBOLS = {"Ki": "kibi", "Mi": "mebi", "Gi": "gibi", "k": "kilo", "K": "kilo",
@@ -408,9 +423,14 @@ _BASE_WORDS = {
 _WHOLE_WORDS = {"percent": "percent", "percents": "percent", "pct": "percent", "%": "percent"}
 _DATA = ("bit", "byte", "bps", "Bps")
 _BIG_PREFIXES = ("kilo", "mega", "giga", "tera", "kibi", "mebi", "gibi")
+_SMALL_PREFIXES = ("milli", "micro", "nano")
+#: What each base measures: the kinds a unit's factors may combine.
+_KIND = {"bit": "data", "byte": "data", "bps": "rate", "Bps": "rate", "second": "time",
+         "minute": "time", "hour": "time", "packet": "packet", "percent": "share"}
+_KIND_BASE = {"data": "byte", "rate": "bit/s", "time": "s", "packet": "packet", "share": "1"}
 
 
-def _base(text: str, *, prefixed: bool) -> str | None:
+def _base(text: str) -> str | None:
     """The pint name of a base unit as typed (case rules above), or None."""
     if text == "b":
         return "bit"
@@ -419,39 +439,48 @@ def _base(text: str, *, prefixed: bool) -> str | None:
     low = text.lower()
     if low == "bps":
         return "Bps" if text[0] == "B" and text != "BPS" else "bps"
-    base = _BASE_WORDS.get(low)
-    if base in ("minute", "hour") and prefixed:
-        return None  # "mmin", "kh": nothing a student means
-    return base
+    return _BASE_WORDS.get(low)
 
 
-def _factor(token: str) -> str:
-    """One factor of a unit ("Mbit", "s", "kilobytes") as pint reads it."""
+def _factor(token: str, unit: str) -> tuple[str, str]:
+    """One factor of a unit ("Mbit", "s", "kilobytes"): pint's name for it and its kind.
+
+    Raises ValueError for a factor the spelling rules do not decide (``unit`` is the
+    whole unit as typed, quoted in the message).
+    """
     whole = _WHOLE_WORDS.get(token.lower())
     if whole is not None:
-        return whole
-    base = _base(token, prefixed=False)
+        return whole, "share"
+    base = _base(token)
     if base is not None:
-        return base if base != "Bps" else "byte/second"
+        return (base if base != "Bps" else "byte/second"), _KIND[base]
     low = token.lower()
-    for word in _PREFIX_WORDS:  # spelled out: any case
-        if low.startswith(word) and len(token) > len(word):
-            rest = low[len(word):]
-            base = _BASE_WORDS.get(rest)
-            if base is not None and base not in ("minute", "hour", "packet"):
-                return _prefixed(word, base, token)
-    for symbol in ("Ki", "Mi", "Gi", *"kKMGTmung"):
-        if token.startswith(symbol) and len(token) > len(symbol):
-            base = _base(token[len(symbol):], prefixed=True)
-            if base is None or base == "packet":
-                continue
-            prefix = _PREFIX_SYMBOLS[symbol]
-            if base in _DATA and prefix in ("milli", "giga") and symbol in "mg":
-                prefix = "mega" if symbol == "m" else "giga"  # millibits do not exist
-            elif base in _DATA and prefix in ("micro", "nano"):
-                continue
-            return _prefixed(prefix, base, token)
-    return token  # left to pint (which knows only the registry's own spellings)
+    candidates = [(word, token[len(word):]) for word in _PREFIX_WORDS  # spelled out: any case
+                  if low.startswith(word) and len(token) > len(word)]
+    candidates += [(_PREFIX_SYMBOLS[symbol], token[len(symbol):]) for symbol in ("Ki", "Mi", "Gi", *"kKMGTmung")
+                   if token.startswith(symbol) and len(token) > len(symbol)]
+    refused = None
+    for prefix, rest in candidates:
+        base = _base(rest)
+        if base is None:
+            continue
+        if base == "packet":
+            refused = f"a prefix before '{rest}' is not read; write the number of packets in full"
+            continue
+        if base in ("minute", "hour"):
+            refused = f"a prefix before '{rest}' is not read; write the time in s, ms, min or h"
+            continue
+        symbol = token[: len(token) - len(rest)]
+        if base in _DATA and symbol in ("m", "g"):
+            prefix = "mega" if symbol == "m" else "giga"  # millibits do not exist
+        elif base in _DATA and prefix in _SMALL_PREFIXES:
+            refused = f"'{symbol}' before '{rest}' would be a fraction of a bit or byte"
+            continue
+        return _prefixed(prefix, base, token), _KIND[base]
+    if refused is not None:
+        raise ValueError(f"quantity: {clip_text(unit)!r} is not a unit labcalc reads: {refused}")
+    raise ValueError(f"quantity: unknown unit {clip_text(unit)!r} ({clip_text(token, 20)!r} is not a "
+                     f"unit of rate, size, time, packets or share that labcalc knows)")
 
 
 def _prefixed(prefix: str, base: str, token: str) -> str:
@@ -464,6 +493,16 @@ def _prefixed(prefix: str, base: str, token: str) -> str:
     if base == "Bps":
         return f"{prefix}byte/second"
     return prefix + base
+
+
+def _kind_of(kinds: list[str], unit: str) -> str:
+    """The kind of quantity of a unit's factors (numerator, then denominators), or ValueError."""
+    if len(kinds) == 1:
+        return kinds[0]
+    if kinds == ["data", "time"]:
+        return "rate"
+    raise ValueError(f"quantity: unit {clip_text(unit)!r} ({' per '.join(kinds)}), which labcalc does not "
+                     f"use: a rate is data per time (Mbit/s), and sizes, times, packets and % stand alone")
 
 
 @functools.lru_cache(maxsize=4096)
@@ -499,7 +538,10 @@ def unit_scale(unit: str) -> tuple[float, str]:
     ``"Ms"``/``"MS"`` is refused as ambiguous; a lower-case ``m`` before a bit or byte
     unit (``"mbps"``, ``"mb/s"``) is mega, since millibits do not exist. The text is
     normalised first (:func:`normalize_text`), so ``"μs"`` (Greek mu) and ``"µs"``
-    (micro sign) are both microseconds. Results are cached: an answer file repeats the
+    (micro sign) are both microseconds. A spelling these rules do not decide is
+    refused, never handed to pint's parser: a prefix before min, h or packets, a
+    fractional prefix before a bit or byte, a ratio such as ``"Mbit/kbit"`` or
+    ``"kmin/s"``. Results are cached: an answer file repeats the
     same few unit spellings, so pint parses each of them once.
 
     Examples
@@ -514,6 +556,12 @@ def unit_scale(unit: str) -> tuple[float, str]:
     Traceback (most recent call last):
     ...
     ValueError: quantity: 'Ms' would be megaseconds; write 'ms' for milliseconds or 's' for seconds
+    >>> unit_scale("kiloBps"), unit_scale("Mbit/S")
+    ((8000.0, 'bit/s'), (1000000.0, 'bit/s'))
+    >>> unit_scale("Mbit/kbit")
+    Traceback (most recent call last):
+    ...
+    ValueError: quantity: unit 'Mbit/kbit' (data per data), which labcalc does not use: a rate is data per time (Mbit/s), and sizes, times, packets and % stand alone
     >>> unit_scale("%%")
     Traceback (most recent call last):
     ...
@@ -537,21 +585,17 @@ def unit_scale(unit: str) -> tuple[float, str]:
             raise ValueError(f"quantity: {clip_text(unit)!r} mixes a percentage with another unit")
     if any(not f for f in factors):
         raise ValueError(f"quantity: {clip_text(unit)!r} is not a unit (a '/' without a unit)")
-    canonical = "/".join(_factor(f) if " " not in f else f for f in factors)
-    import pint
-
+    if any(" " in f for f in factors):
+        raise ValueError(f"quantity: unknown unit {clip_text(unit)!r} (a space inside a unit: write "
+                         f"'Mbit/s' or 'megabits per second')")
+    decided = [_factor(f, unit) for f in factors]
+    kind = _kind_of([k for _, k in decided], unit)
+    # every name below was decided by the rules above; pint converts, it does not read
     ureg = registry()
-    try:
-        quantity = ureg.Quantity(1.0, ureg.parse_units(canonical))
-    except (pint.errors.PintError, ValueError, AttributeError, TypeError, SyntaxError,
-            KeyError, AssertionError, ArithmeticError, RecursionError, tokenize.TokenError) as exc:
-        raise ValueError(f"quantity: unknown unit {clip_text(unit)!r} ({clip_text(str(exc), 80)})") from None
-    for target, name in (("bit/s", "bit/s"), ("byte", "byte"), ("second", "s"), ("packet", "packet")):
-        if quantity.check(ureg.Unit(target).dimensionality):
-            return float(quantity.to(target).magnitude), name
-    if quantity.dimensionless:
-        return float(quantity.to("dimensionless").magnitude), "1"
-    raise ValueError(f"quantity: unit {clip_text(unit)!r} ({quantity.units}), which labcalc does not use")
+    quantity = ureg.Quantity(1.0, ureg.parse_units("/".join(f"({name})" for name, _ in decided)))
+    target = {"rate": "bit/second", "data": "byte", "time": "second", "packet": "packet",
+              "share": "dimensionless"}[kind]
+    return float(quantity.to(target).magnitude), _KIND_BASE[kind]
 
 
 def scale_value(value: float, factor: float) -> float:

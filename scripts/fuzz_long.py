@@ -16,7 +16,9 @@ Readers: each example mutates one recorded or test file of the format (byte flip
 truncation, duplicated or shuffled lines, huge numbers, wrong JSON types, deep nesting, NUL
 bytes, long lines, gzip) and reads it with the format's reader and with ``measure.read``.
 Inputs: ``parse_quantity``, ``grading.check``, one poisoned cell in a class's answers,
-mutated measurement CSVs and mutated scenario files.
+mutated measurement CSVs and mutated scenario files (tests/test_fuzz_inputs.py); unit
+spellings against the grammar's documented rules, with pint handed only names the grammar
+decided (tests/test_fuzz_units.py).
 """
 
 from __future__ import annotations
@@ -58,10 +60,12 @@ def fuzz_readers(n: int) -> int:
 def fuzz_inputs(n: int) -> int:
     from hypothesis import HealthCheck, settings
 
-    import tests.test_fuzz_inputs as t
+    import tests.test_fuzz_inputs
+    import tests.test_fuzz_units
 
     failures = 0
-    for name in sorted(dir(t)):
+    suites = (tests.test_fuzz_inputs, tests.test_fuzz_units)
+    for t, name in [(t, name) for t in suites for name in sorted(dir(t))]:
         test = getattr(t, name)
         if not (name.startswith("test_") and hasattr(test, "hypothesis")):
             continue
