@@ -7,8 +7,8 @@ Subcommands::
     labcalc convert FILE -o OUT.csv [--format FORMAT]
     labcalc measurements build MANIFEST -o TABLE.csv
     labcalc grade lab5 ANSWERS.csv -o GRADES.csv [--report REPORT.html] [--feedback FEEDBACK.csv]
-                  [--problems PROBLEMS.csv] [--salt S]
-    labcalc export lab5 --format moodle-xml|gift [--variants N] [--first-seed S] [-o QUIZ]
+                  [--problems PROBLEMS.csv] [--salt S] [--lms moodle-en|moodle-fr|moodle-de]
+    labcalc export lab5 --format moodle-xml|gift [--variants N] [--first-seed S] [--lms moodle-en] [-o QUIZ]
     labcalc simulate SCENARIO.toml [--variant V] [--duration S] [--seed N] [--tcp NAME] -o OUT_DIR
 
 Errors in the input (a bad scenario file, an unknown fairness) print one line naming
@@ -101,6 +101,9 @@ def _build_parser() -> argparse.ArgumentParser:
                          help="byte accounting of the answer key (default: wire, as the handout)")
     p_grade.add_argument("--sigfigs", type=int, default=None, help="grade on significant digits instead")
     p_grade.add_argument("--max-bytes", type=int, default=None, help="refuse larger answers files")
+    p_grade.add_argument("--lms", default=None, choices=_LMS,
+                         help="the course grades the exported quiz in Moodle, on a site in this language: "
+                              "give Moodle's grade, and say in the feedback where labcalc's differs and why")
 
     p_export = sub.add_parser("export", help="export the questions as a Moodle quiz (XML or GIFT)")
     p_export.add_argument("lab", help="lab name, e.g. lab5")
@@ -111,6 +114,8 @@ def _build_parser() -> argparse.ArgumentParser:
                           help="comma-separated answer ids, any case (default: all)")
     p_export.add_argument("--no-slips", action="store_true", help="no partial-credit answers for the slips")
     p_export.add_argument("--accounting", default="wire", choices=["wire", "frame", "tc", "ip"])
+    p_export.add_argument("--lms", default="moodle-en", choices=_LMS,
+                          help="the Moodle site the XML quiz is for, by its language (default moodle-en)")
     p_export.add_argument("-o", "--output", default=None, help="file to write (default: standard output)")
 
     p_sim = sub.add_parser("simulate", help="run a scenario in ns-3 (needs labcalc[sim]) and write the traces")
@@ -127,6 +132,10 @@ def _build_parser() -> argparse.ArgumentParser:
     p_sim.add_argument("--max-packets", type=float, default=5e6, help="refuse longer runs (default 5e6 packets)")
     p_sim.add_argument("-o", "--output", required=True, help="folder to write the files into")
     return parser
+
+
+#: The LMS modes (labcalc.grading.moodle.LMS_NAMES, written out: the parser stays light).
+_LMS = ["moodle-en", "moodle-fr", "moodle-de"]
 
 
 def _seed(text: str) -> int:
@@ -326,7 +335,7 @@ def _grade(args) -> int:
         options["max_bytes"] = args.max_bytes
     sheet = grading.read_answers(args.answers, **options)
     result = grading.grade(sheet, args.lab, salt=args.salt, accounting=args.accounting,
-                           sigfigs=args.sigfigs)
+                           sigfigs=args.sigfigs, lms=args.lms)
     result.write_grades(args.output)
     written = [args.output]
     if args.report:
@@ -382,16 +391,18 @@ def _export(args) -> int:
         if not ids:
             raise ValueError(f"--questions: no answer id in {args.questions!r}")
     seeds = range(args.first_seed, args.first_seed + args.variants)
+    options = {"lms": args.lms} if args.format == "moodle-xml" else {}
     writer = grading.moodle_xml if args.format == "moodle-xml" else grading.gift
-    text = writer(args.lab, seeds, answer_ids=ids, accounting=args.accounting, slips=not args.no_slips)
+    text = writer(args.lab, seeds, answer_ids=ids, accounting=args.accounting, slips=not args.no_slips, **options)
     n_questions = len(ids) if ids else len(lab.ANSWERS)
     if args.output is None:
         sys.stdout.write(text)
         return 0
     with open(args.output, "w", encoding="utf-8") as fh:
         fh.write(text)
+    site = f", written for {args.lms} (grade with labcalc grade --lms {args.lms})" if options else ""
     print(f"wrote {args.output}: {n_questions} questions x {args.variants} variants "
-          f"(seeds {seeds.start}-{seeds.stop - 1}), {args.format}")
+          f"(seeds {seeds.start}-{seeds.stop - 1}), {args.format}{site}")
     return 0
 
 

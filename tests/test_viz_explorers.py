@@ -226,14 +226,39 @@ def test_explorers_skip_missing_measurements(factory, measured):
 def test_answer_checker():
     assert viz.answers.answer_values("4.69 Mbit/s")["correct"]
     assert not viz.answers.answer_values("4798 kbit/s")["correct"]
-    assert viz.answers.answer_values("")["message"] == "your answer: No answer given."
-    explorer = viz.answers.answer_checker(expected=1066, unit="bytes", question="Q3")
+    assert viz.answers.answer_values("")["message"] == "Q4: No answer given."
+    explorer = viz.answers.answer_checker(question="Q3")
     explorer.set(answer="1066 bytes")
-    assert explorer.text.startswith("your answer: Correct")
+    assert explorer.text.startswith("Q3: Correct")
     q4 = viz.answers.answer_checker()
     q4.set(answer="4798 kbit/s")   # the measured value: the shaper's accounting, not the handout's
     assert not q4.values["correct"] and "shaper" in q4.text
     assert explorer.image is None
+
+
+def test_answer_checker_gives_the_graders_verdict():
+    # issue 19 item 8: the widget, a notebook's check cell and labcalc grade are one path;
+    # the examples are the ones notebook 00 suggests (4798 kbit/s was "k means 1000, not
+    # 1024" and 5 Mbit/s "6.6 % above" in the widget, 75 % and 50 % in the grader)
+    import pandas as pd
+
+    from labcalc import grading
+
+    answers = ["4.69 Mbit/s", "4690 kbps", "586 kB/s", "4798 kbit/s", "5 Mbit/s", "4690", "4,69 Mbit/s"]
+    graded = grading.grade(pd.DataFrame({"student": [f"s{i}" for i in range(len(answers))],
+                                         "question": "Q4", "answer": answers}), "lab5")
+    by_answer = graded.detail.set_index("answer")
+    for answer in answers:
+        widget = viz.answers.answer_values(answer)
+        cell = grading.check_cell("Q4", answer, lab="lab5", quiet=True)
+        assert widget["message"] == f"Q4: {cell.message}" == f"Q4: {by_answer.loc[answer, 'message']}"
+        assert widget["score"] == cell.score == by_answer.loc[answer, "score"]
+    assert by_answer.loc["4798 kbit/s", "score"] == 0.75 and by_answer.loc["5 Mbit/s", "score"] == 0.5
+    # in Moodle mode too (labcalc grade --lms moodle-en)
+    moodle = grading.grade(pd.DataFrame({"student": ["a"], "question": ["Q4"], "answer": ["4,69 Mbit/s"]}),
+                           "lab5", lms="moodle-en").detail
+    widget = viz.answers.answer_values("4,69 Mbit/s", lms="moodle-en")
+    assert widget["message"] == f"Q4: {moodle['message'].iloc[0]}" and widget["score"] == moodle["score"].iloc[0] == 0
 
 
 # --- redraws: reset_axes must give the picture a cleared axes gives ------------------------

@@ -47,7 +47,8 @@ __all__ = [
 
 def grade(answers, lab, *, salt: str | None = None, accounting: str = "wire",
           credit: Mapping[str, float] | None = None, sigfigs: int | None = None,
-          points: Mapping[str, float] | None = None, jobs: int | None = None) -> GradeResult:
+          points: Mapping[str, float] | None = None, jobs: int | None = None,
+          lms: str | None = None) -> GradeResult:
     """Grade a class: every answer checked against its student's variant key.
 
     Parameters
@@ -76,6 +77,12 @@ def grade(answers, lab, *, salt: str | None = None, accounting: str = "wire",
     jobs : int, optional
         Worker processes for answer keys not yet computed (see
         :func:`labcalc.grading.answer_keys`); ``1`` keeps everything in this process.
+    lms : {None, "moodle-en", "moodle-fr", "moodle-de"}, optional
+        The course grades the exported quiz in Moodle, on a site in that language:
+        every answer gets the grade Moodle will give, and where that differs from
+        labcalc's own the feedback says why and what to type
+        (:func:`labcalc.grading.lms.moodle_detail`; column ``labcalc_score``: labcalc's
+        own). Not with ``sigfigs`` (the quiz grades on tolerances).
 
     Returns
     -------
@@ -114,6 +121,12 @@ def grade(answers, lab, *, salt: str | None = None, accounting: str = "wire",
     lab = get_lab(lab)
     credits = credit_table(credit)
     _check_sigfigs(sigfigs)
+    if lms is not None:
+        from labcalc.grading.moodle import site_language
+
+        site_language(lms)
+        if sigfigs is not None:
+            raise ValueError("lms: the Moodle quiz grades on tolerances; sigfigs cannot be used with lms")
     sheet = answers if isinstance(answers, AnswerSheet) else sheet_from_frame(answers)
     base_key = answer_key(lab, 0, accounting)
     point_values = _point_values(base_key, points, lab.name)
@@ -123,6 +136,10 @@ def grade(answers, lab, *, salt: str | None = None, accounting: str = "wire",
     by_seed = _fetch_keys(rows, lab, accounting, jobs)
     _drop_repeated_answers(rows, sheet.reread)
     detail = _evaluate(rows.kept(), base_key, by_seed, accounting, sigfigs, credits, point_values)
+    if lms is not None:
+        from labcalc.grading.lms import moodle_detail
+
+        detail = moodle_detail(detail, lab, lms, accounting=accounting, credit=credit, notes=rows.notes)
     rows.problems.sort(key=lambda p: p.row)
     return GradeResult(detail=detail, grades=grades_table(detail, base_key.ids, point_values),
                        stats=stats_table(detail, lab.answers, base_key.ids, point_values),

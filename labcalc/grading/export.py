@@ -21,9 +21,10 @@ that a Moodle quiz can draw a random variant from each category. A question carr
 - a right answer of 0 (a loss of 0) is the interval ``[0, tol]`` (value ``tol/2``,
   tolerance ``tol/2``): a negative response gets nothing, as in labcalc;
 - the unit spellings labcalc's grammar reads for that kind of quantity
-  (:func:`labcalc.units.unit_spellings`: 207 for a rate, 90 for a size, 50 for a
-  time), the display unit first, each with Moodle's multiplier (``kbit/s`` is 1000 per
-  ``Mbit/s``): Moodle matches unit names exactly, letter case included.
+  (:func:`labcalc.units.unit_spellings`, and the usual other letter cases and
+  ``octets``: 243 for a rate, 106 for a size, 58 for a time), the display unit
+  first, each with Moodle's multiplier (``kbit/s`` is 1000 per ``Mbit/s``): Moodle
+  matches unit names exactly, letter case included.
 
 Every number is written in plain decimal notation (no exponent) with all the digits of
 the float, so the written bands are labcalc's to about 1e-15.
@@ -34,44 +35,19 @@ so: that is how :func:`labcalc.grading.grade` reads a bare number in a percent q
 a number without a unit in the question's first unit, so a quiz asking "in %" would
 grade a bare 0.25 differently from labcalc.
 
-What Moodle cannot do (and the setting that comes closest; see also README, graders):
-
-- a response with a known but wrong unit (``8.8339 kbit/s`` for 8.8339 Mbit/s) is
-  tried converted, then as a bare number, so it matches the right answer and loses
-  only the unit penalty, where labcalc credits the prefix slip (50 %). The export's
-  ``unit_penalty=1`` (the default) gives it nothing, as labcalc gives for a missing
-  unit; no setting gives the slip's credit. Check after an import that a question's
-  "Unit handling" says the unit is graded (the ``save_unit_options`` of some Moodle
-  versions keep only the editing form's choice and import ``unitgradingtype`` as 0,
-  which makes a missing or wrong unit cost nothing);
-- ``%`` on a share (``13.8 %``) is an unknown unit on a question without units: Moodle
-  says "Do not include a unit" and grades 13.8, the percent/fraction slip (0.5), where
-  labcalc reads 13.8 % (right). Asking for a fraction without a unit is the closest;
-- a comma: Moodle's grader (``apply_units``) strips every comma when the response
-  holds a ``.`` or several commas (``1,234.5`` is 1234.5, as in labcalc), and
-  otherwise reads a lone comma as the decimal point whatever the site language
-  (``0,138`` is 0.138, as in labcalc; an English site only adds the validation
-  message "enter your answer without the thousands separator", which does not stop
-  the grading at the end of the attempt). The one difference: a lone comma before
-  exactly three digits (``1,066 bytes``) is 1.066 in Moodle, where labcalc refuses it
-  as ambiguous (1.066 or 1066?) and gives no points. Ask for a decimal point and no
-  thousands separators;
-- Moodle removes every space of a response before it reads it, so spellings with
-  spaces (``Megabits per second``) cannot be listed, and a space inside a number or a
-  unit is ignored (``4.69 04``, ``4.69 M bit/s``, ``- 4.69``), where labcalc refuses
-  such a response as unreadable (no points);
-- Moodle reads the digits 0-9 and the plain space only; labcalc first normalises the
-  text (:func:`labcalc.units.normalize_text`: digits of any script, a non-breaking or
-  narrow space, often pasted between number and unit, the Unicode minus). Such a
-  response (``2.8436\u00a0Mbit/s``, ``٢.٨٤٣٦ Mbit/s``) is right in labcalc and gets
-  nothing in Moodle (an unknown unit, or no number); no setting changes that;
-- Moodle accepts only its own list of grades (:data:`MOODLE_FRACTIONS`): a credit of
-  two slips at once such as 0.375 is written as the nearest (40 %);
-- GIFT holds no units: a GIFT question asks for the number only, in the stated unit,
-  and Moodle grades that number as labcalc grades it written with that unit; a unit
-  typed after it is not read (``4690 kbit/s`` on a question in Mbit/s is graded as
-  4690 Mbit/s, the kilo/mega slip, where labcalc reads 4.69 Mbit/s), and a number
-  without a unit is not refused. Use Moodle XML when students may type units.
+What Moodle does otherwise than labcalc (a comma, letter case and punctuation in a
+unit, powers of ten, text after a number, a known but wrong unit, ``%`` on a share, its
+fixed list of grades: a credit such as 0.375 is written as the nearest of
+:data:`MOODLE_FRACTIONS`, 40 %), as a real Moodle 5.1 did it, and the setting that comes
+closest: :mod:`labcalc.grading.moodle`. The quiz is written for one site language
+(``lms=``, English by default): each category's description names it, and each
+question's text says how to type an answer there
+(:func:`labcalc.grading.moodle.how_to_answer`); ``labcalc grade --lms`` grades as that
+site will (:mod:`labcalc.grading.lms`). GIFT holds no units: a GIFT question asks for
+the number only, in the stated unit, and Moodle grades that number as labcalc grades
+it written with that unit; a unit typed after it is not read (``4690 kbit/s`` on a
+question in Mbit/s is graded as 4690 Mbit/s, the kilo/mega slip, where labcalc reads
+4.69 Mbit/s). Use Moodle XML when students may type units.
 
 Speed: the grader's rules do not change when the key, its absolute tolerance and the
 context slips' values are all multiplied by the same positive number, so the stretches
@@ -84,12 +60,14 @@ more when they are not cached).
 
 Size: Moodle XML has no way to share anything between questions: every numerical
 question stores its own units, answers and feedback, so each rate question carries its
-207 unit spellings (about 14 kB of its 25 kB). What a question repeats is written
+243 unit spellings (about 20 kB of the 38 kB of Q4). What a question repeats is written
 once per file and copied: the ``<units>`` block of each display unit, and the markup
 of each (grade, feedback) pair; elements are not indented inside ``<unit>`` and
 ``<answer>``, and the document is plain ASCII (other characters as references, ``µ``
-as ``&#181;``). The whole lab is about 28 MB of XML in 20 variants and 416 MB in 300
-(GIFT, without units: 7 MB and 106 MB). Moodle imports a question file through an
+as ``&#181;``). The whole lab is about 30 MB of XML in 20 variants and 450 MB in 300
+(GIFT, without units: 7 MB and 106 MB); the letter-case variants added for Moodle
+cost 2 MB in 20 variants, the budget for spellings is 32 MB in 20 variants
+(``tests/test_grading_moodle.py`` checks it). Moodle imports a question file through an
 upload form, so a file larger than the site's maximum upload size (Site administration >
 Security > Site security settings > Maximum uploaded file size, itself capped by PHP's
 ``upload_max_filesize`` and ``post_max_size``) is refused; the importer also parses the
@@ -126,6 +104,7 @@ from labcalc.grading.check import is_percent_unit
 from labcalc.grading.diagnosis import (CONTEXT_SLIPS, ROUNDING_FACTOR, SLIP_BAND, SLIPS, credit_table, evaluate,
                                        other_accountings, slip_candidates, tolerance_band)
 from labcalc.grading.messages import NONNEGATIVE_NAME, slip_hint, times_text
+from labcalc.grading.moodle import how_to_answer, site_language
 
 __all__ = ["moodle_xml", "gift", "quiz_items", "MOODLE_FRACTIONS", "UNIT_CHOICES"]
 
@@ -159,6 +138,15 @@ class _UnitChoices(Mapping):
 
                 size, base = unit_scale(unit)
                 spellings = [(unit, size)] + [(n, f) for n, f in unit_spellings(base) if n != unit]
+                listed = {n for n, _ in spellings}
+                for name in _EXTRA_SPELLINGS[base]:
+                    try:
+                        factor, found = unit_scale(name)
+                    except ValueError:
+                        continue
+                    if found == base and name not in listed:
+                        spellings.append((name, factor))
+                        listed.add(name)
                 self._cache[unit] = tuple((n, _clean(size / f)) for n, f in spellings)
         return self._cache[unit]
 
@@ -167,6 +155,24 @@ class _UnitChoices(Mapping):
 
     def __len__(self):
         return len(self._DISPLAY)
+
+
+#: Spellings labcalc reads that Moodle can match (no space) and students type, beyond
+#: :func:`labcalc.units.unit_spellings` (lower-case and capitalised words): a capital
+#: S after the slash ("Mbit/S"), all-capital rates and sizes ("MBIT/S", "KBYTES"),
+#: "octets" and all-capital time words. Moodle matches unit names letter for letter,
+#: and no finite list holds every letter case labcalc reads: these are the common
+#: ones, within the size budget of the module documentation; the question text says
+#: how to type a unit (:func:`labcalc.grading.moodle.how_to_answer`), and labcalc's
+#: Moodle mode (:mod:`labcalc.grading.lms`) names any other spelling as one Moodle
+#: will not read.
+_EXTRA_SPELLINGS = {
+    "bit/s": tuple(f"{p}{d}/S" for p in ("", "k", "K", "M", "G") for d in ("b", "B", "bit", "bits")) + tuple(
+        f"{p}{d}/{t}" for p in ("", "K", "M", "G") for d in ("BIT", "BITS") for t in ("S", "SEC")),
+    "byte": ("octet", "octets", "Octet", "Octets", "BIT", "BITS", "BYTE", "BYTES", "KBIT", "KBITS",
+             "KBYTE", "KBYTES", "MBIT", "MBITS", "MBYTE", "MBYTES"),
+    "s": ("SEC", "SECS", "SECOND", "SECONDS", "MILLISECOND", "MILLISECONDS", "MICROSECOND", "MICROSECONDS"),
+}
 
 
 def _clean(x: float) -> float:
@@ -567,7 +573,7 @@ def _units_xml(unit: str) -> str:
 def moodle_xml(lab, seeds: Iterable[int] = range(1, 21), *,
                answer_ids: Sequence[str] | None = None, accounting: str = "wire",
                credit: Mapping[str, float] | None = None, slips: bool = True,
-               category: str | None = None, unit_penalty: float = 1.0) -> str:
+               category: str | None = None, unit_penalty: float = 1.0, lms: str = "moodle-en") -> str:
     """A Moodle XML quiz: one category per answer id, one numerical question per variant.
 
     Parameters
@@ -581,6 +587,13 @@ def moodle_xml(lab, seeds: Iterable[int] = range(1, 21), *,
         questions (labcalc never assumes a unit: 1.0 gives no points without one).
         Percent questions are asked as fractions and plain numbers have no unit: a
         response with a unit gets Moodle's "number without a unit" message.
+    lms : {"moodle-en", "moodle-fr", "moodle-de"}, default "moodle-en"
+        The Moodle site the quiz is written for, by its language (whose decimal and
+        thousands separators change how Moodle reads a number: see
+        :mod:`labcalc.grading.moodle`). Each category's description states it, and
+        each question's text says how to type an answer there
+        (:func:`labcalc.grading.moodle.how_to_answer`); grade with ``labcalc grade
+        --lms`` and the same value to see Moodle's grades.
 
     Returns
     -------
@@ -611,6 +624,9 @@ def moodle_xml(lab, seeds: Iterable[int] = range(1, 21), *,
     """
     if not 0 <= unit_penalty <= 1:
         raise ValueError(f"unit_penalty must be between 0 and 1; got {unit_penalty!r}")
+    site = site_language(lms)
+    assumed = (f" Written for a Moodle site in {site.name} ({site.separators()}); labcalc grade --lms "
+               f"moodle-{site.code} grades as it does.")
     items = _items(lab, seeds, answer_ids, accounting, credit, slips)
     base = category or f"labcalc/{_lab_name(lab)}"
     pieces: dict[tuple, tuple[str, str]] = {}
@@ -621,14 +637,15 @@ def moodle_xml(lab, seeds: Iterable[int] = range(1, 21), *,
             current = item["id"]
             out.append(f'  <question type="category">\n'
                        f'    <category><text>{_xml_text(f"$course$/top/{base}/{current}")}</text></category>\n'
-                       f'    <info format="html"><text>{_html_text(f"Variants of {lab} {current}; draw one at random.")}'
+                       f'    <info format="html"><text>{_html_text(f"Variants of {lab} {current}; draw one at random.{assumed}")}'
                        f'</text></info>\n  </question>\n')
         unit = item["unit"]
         choices = UNIT_CHOICES.get(unit, ((unit, 1.0),))
         idnumber = f"{lab}-{item['id']}-v{item['seed']}"
         out.append(f'  <question type="numerical">\n'
                    f'    <name><text>{_xml_text(item["name"])}</text></name>\n'
-                   f'    <questiontext format="html"><text>{_html_text(item["text"])}</text></questiontext>\n'
+                   f'    <questiontext format="html"><text>{_html_text(item["text"] + " " + how_to_answer(unit, site))}'
+                   f'</text></questiontext>\n'
                    f'    <generalfeedback format="html"><text></text></generalfeedback>\n'
                    f'    <defaultgrade>{_fmt(item["points"])}</defaultgrade>\n'
                    f'    <penalty>0.3333333</penalty>\n    <hidden>0</hidden>\n'

@@ -30,7 +30,7 @@ _ANSWER_ID = re.compile(r"\s*[Qq]\d+(?:\.\d+)?\s*")
 
 def check_cell(answer, expected=None, unit: str | None = None, rtol: float | None = None,
                atol: float | None = None, label: str | None = None, quiet: bool = False,
-               *, lab=None, seed: int = 0, **options):
+               *, lab=None, seed: int = 0, lms: str | None = None, **options):
     """Check a student's answer in a notebook: one printed line, the grader's verdict.
 
     Two forms:
@@ -75,6 +75,12 @@ def check_cell(answer, expected=None, unit: str | None = None, rtol: float | Non
         :func:`cell_checker` binds it once for a whole notebook.
     seed : int, default 0
         First form: the variant (0 is the handout's numbers).
+    lms : {None, "moodle-en", "moodle-fr", "moodle-de"}, optional
+        First form: the course grades the exported quiz in Moodle, on a site in that
+        language. Where Moodle will grade the answer differently from labcalc, the
+        verdict gives Moodle's grade and says why and what to type
+        (:func:`labcalc.grading.lms.moodle_verdict`), exactly as ``labcalc grade
+        --lms`` does.
     **options
         First form: ``accounting``, ``sigfigs``, ``credit`` of
         :func:`labcalc.grading.check_answer`. Second form: passed to
@@ -104,6 +110,8 @@ def check_cell(answer, expected=None, unit: str | None = None, rtol: float | Non
     'bytes_bits'
     >>> ok = check_cell(1.22, 1.2247, unit="1", label="Q19 c")
     Q19 c: Correct: '1.22' is within 1 % of the expected value.
+    >>> ok = check_cell("Q3", "1066 bytes.", lab="lab5", lms="moodle-en")
+    Q3: Right for labcalc, but Moodle (site in English) will read this as 1066 without a unit it knows (the '.' after the unit makes 'bytes.' a unit it does not know) and give 0 %: type 1066 bytes to get full marks from both. (labcalc: Correct: '1066 bytes.' is within ±0.5 bytes of the expected value.)
     """
 
     by_id = unit is None and rtol is None and atol is None
@@ -121,7 +129,12 @@ def check_cell(answer, expected=None, unit: str | None = None, rtol: float | Non
             if not quiet:
                 print(f"{label}: {exc}")
             return None
+        if lms is not None:
+            result = _moodle_mode(result, answer_id, mine, lab, seed, lms, options)
     else:
+        if lms is not None:
+            raise ValueError("lms: only a question of the lab, given by its id (check_cell('Q4', answer, "
+                             "lab='lab5', lms='moodle-en')), has a Moodle question to compare with")
         if answer is Ellipsis:
             answer = None
         plain = unit is not None and str(unit).strip() in ("", "1")
@@ -134,7 +147,19 @@ def check_cell(answer, expected=None, unit: str | None = None, rtol: float | Non
     return result
 
 
-def cell_checker(lab, seed: int = 0):
+def _moodle_mode(result, answer_id: str, answer, lab, seed: int, lms: str, options: dict):
+    """The verdict in Moodle mode: :func:`labcalc.grading.lms.moodle_verdict` on the exported question."""
+    from labcalc.grading.lms import moodle_question, moodle_verdict
+
+    if options.get("sigfigs") is not None:
+        raise ValueError("lms: the Moodle quiz grades on tolerances; sigfigs cannot be used with lms")
+    accounting = options.get("accounting", "wire")
+    asked = moodle_question(lab, answer_id, seed, accounting=accounting, credit=options.get("credit"))
+    return moodle_verdict(result, answer, asked, lms,
+                          recheck=lambda text: check_answer(answer_id, text, lab=lab, seed=seed, **options))
+
+
+def cell_checker(lab, seed: int = 0, lms: str | None = None):
     """:func:`check_cell` with the lab (and variant) bound, for the cells of one notebook.
 
     Parameters
@@ -143,12 +168,15 @@ def cell_checker(lab, seed: int = 0):
         The lab whose questions the notebook asks, e.g. ``"lab5"``.
     seed : int, default 0
         The variant (0 is the handout's numbers).
+    lms : {None, "moodle-en", "moodle-fr", "moodle-de"}, optional
+        The course grades the exported quiz in Moodle on a site in that language: see
+        :func:`check_cell`.
 
     Returns
     -------
     callable
         ``check(answer, expected=None, unit=None, ...)``, the arguments of
-        :func:`check_cell` without ``lab`` and ``seed``.
+        :func:`check_cell` without ``lab``, ``seed`` and ``lms``.
 
     Examples
     --------
@@ -160,6 +188,10 @@ def cell_checker(lab, seed: int = 0):
     """
     from labcalc.labs import get_lab
 
-    bound = functools.partial(check_cell, lab=get_lab(lab), seed=seed)
+    if lms is not None:
+        from labcalc.grading.moodle import site_language
+
+        site_language(lms)  # a wrong name fails here, not at the first check
+    bound = functools.partial(check_cell, lab=get_lab(lab), seed=seed, lms=lms)
     functools.update_wrapper(bound, check_cell)
     return bound

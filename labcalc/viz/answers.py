@@ -1,4 +1,9 @@
-"""The answer checker: a text box, checked like the grader checks (notebook 00).
+"""The answer checker: a text box that checks a handout question as the grader does (notebook 00).
+
+The widget calls :func:`labcalc.grading.check_cell` with the question's id, which is
+:func:`labcalc.grading.check_answer` on the lab's answer key: the same function, and so
+the same verdict, credit and message, as a notebook's ``check("Q4", ...)`` cell and as
+``labcalc grade`` (with ``lms=``, as ``labcalc grade --lms``).
 
 Examples
 --------
@@ -20,40 +25,41 @@ __all__ = ["answer_values", "answer_readout", "answer_checker"]
 # --------------------------------------------------------------------------------------
 
 
-def answer_values(answer="", expected=4_690_431.5, unit="kbit/s", rtol=0.01, alternatives=None):
-    """The verdict of :func:`labcalc.grading.check_cell` for a typed answer.
-
-    ``alternatives`` are the values of scenario-dependent slips, passed to
-    :func:`labcalc.grading.check` (e.g. ``{"wire_vs_shaper": ...}``).
+def answer_values(answer="", question="Q4", lab="lab5", seed=0, lms=None):
+    """The verdict of :func:`labcalc.grading.check_cell` on a typed answer to a handout question.
 
     Parameters
     ----------
     answer : str or float, default ""
         What the student typed; an empty text means "not answered yet".
-    expected : float, default 4690431.5
-        The expected value [base units, e.g. bit/s].
-    unit : str, default "kbit/s"
-        Unit of the question, used for a bare number.
-    rtol : float, default 0.01
-        Relative tolerance [1].
-    alternatives : dict, optional
-        Slip code -> the value a student making that slip finds [base units].
+    question : str, default "Q4"
+        The answer id (``"Q4"``, ``"Q13.7"``).
+    lab : str or Lab, default "lab5"
+        The lab whose answer key grades it.
+    seed : int, default 0
+        The variant (0: the handout's numbers).
+    lms : str, optional
+        ``"moodle-en"``, ``"moodle-fr"`` or ``"moodle-de"``: grade as that Moodle site
+        grades the exported quiz, and say where it differs (see
+        :func:`labcalc.grading.check_cell`).
 
     Returns
     -------
     dict
-        ``correct`` (bool) and ``message`` (the verdict, one line).
+        ``correct`` (bool), ``score`` (share of the points, 0..1) and ``message`` (the
+        line a ``check`` cell prints: the question id, then the verdict).
 
     Examples
     --------
-    >>> answer_values("4.69 Mbit/s")["correct"]
-    True
+    >>> v = answer_values("4798 kbit/s")
+    >>> v["correct"], v["score"]
+    (False, 0.75)
     """
     from labcalc.grading import check_cell
 
-    result = check_cell(answer if str(answer).strip() else None, expected, unit=unit, rtol=rtol,
-                          label="your answer", quiet=True, alternatives=alternatives)
-    return {"correct": result.correct, "message": f"your answer: {result.message}"}
+    text = answer if str(answer).strip() else None
+    result = check_cell(question, text, lab=lab, seed=seed, lms=lms, quiet=True)
+    return {"correct": result.correct, "score": result.score, "message": f"{question}: {result.message}"}
 
 
 def answer_readout(values) -> str:
@@ -67,57 +73,43 @@ def answer_readout(values) -> str:
     Returns
     -------
     str
-        The verdict line (``values["message"]``).
+        The verdict line (``values["message"]``), as a ``check`` cell prints it.
 
     Examples
     --------
     >>> answer_readout(answer_values("4690 kbps"))
-    "your answer: Correct: '4690 kbps' is within 1 % of the expected value."
+    "Q4: Correct: '4690 kbps' is within 1 % of the expected value."
     """
     return values["message"]
 
 
-def answer_checker(expected=None, unit="kbit/s", rtol=0.01, question="Q4", alternatives=None) -> Explorer:
-    """A text box that checks an answer as you type it (no figure).
-
-    With the defaults it checks handout Q4 (maximum UDP goodput) and recognises the
-    Linux shaper's value as the "wire vs shaper" slip.
+def answer_checker(question="Q4", lab="lab5", seed=0, lms=None) -> Explorer:
+    """A text box that checks an answer to a handout question as you type it (no figure).
 
     Parameters
     ----------
-    expected : float, optional
-        The expected value [base units]; by default the lab 5 answer to ``question``
-        (and its shaper value as the ``"wire_vs_shaper"`` alternative).
-    unit : str, default "kbit/s"
-        Unit of the question, used for a bare number.
-    rtol : float, default 0.01
-        Relative tolerance [1].
     question : str, default "Q4"
-        Question id: the label of the text box and, without ``expected``, the answer
-        looked up.
-    alternatives : dict, optional
-        Slip code -> the value a student making that slip finds [base units].
+        The answer id: the label of the text box and the answer checked.
+    lab : str or Lab, default "lab5"
+        The lab whose answer key grades it.
+    seed : int, default 0
+        The variant (0: the handout's numbers).
+    lms : str, optional
+        Grade as that Moodle site does (see :func:`answer_values`).
 
     Returns
     -------
     Explorer
         The widget: controls, readout (no figure); its ``values`` hold the result of
-        :func:`answer_values` for the current settings.
+        :func:`answer_values` for the current text.
 
     Examples
     --------
     >>> ex = answer_checker()
     >>> ex.set(answer="4798 kbit/s")
-    >>> ex.values["correct"], "shaper" in ex.text
-    (False, True)
+    >>> ex.values["score"], "shaper" in ex.text
+    (0.75, True)
     """
-    if expected is None:
-        from labcalc.labs import lab5
-
-        expected = lab5.answers().query("question == @question").value.iloc[0]
-        shaper = lab5.answers(accounting="tc").query("question == @question").value.iloc[0]
-        alternatives = {"wire_vs_shaper": float(shaper)} if alternatives is None else alternatives
     box = text_input(f"{question} answer", "e.g. 4.7 Mbit/s")
-    compute = functools.partial(answer_values, expected=float(expected), unit=unit, rtol=rtol,
-                                alternatives=alternatives)
+    compute = functools.partial(answer_values, question=question, lab=lab, seed=seed, lms=lms)
     return Explorer({"answer": box}, compute, answer_readout, None, title=f"Check your answer to {question}")
