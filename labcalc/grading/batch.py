@@ -131,7 +131,7 @@ def grade(answers, lab, *, salt: str | None = None, accounting: str = "wire",
     base_key = answer_key(lab, 0, accounting)
     point_values = _point_values(base_key, points, lab.name)
     rows = _Rows.of(sheet, base_key.ids)
-    _drop_unknown_questions(rows, lab.name)
+    _drop_unknown_questions(rows, lab.name, base_key)
     _resolve_variants(rows, sheet.has_variant, salt, lab)
     by_seed = _fetch_keys(rows, lab, accounting, jobs)
     _drop_repeated_answers(rows, sheet.reread)
@@ -205,10 +205,18 @@ class _Rows:
                      problems=self.problems, notes=self.notes)
 
 
-def _drop_unknown_questions(r: _Rows, lab_name: str) -> None:
+def _drop_unknown_questions(r: _Rows, lab_name: str, base_key=None) -> None:
     example = ", ".join(i for i in ("Q4", "Q13.6", "Q44.2") if i in r.ids) or r.ids[0]
     for i in np.flatnonzero(r.answer_index < 0):
-        r.skip(i, f"unknown question {quote(r.questions[i], 20)} ({lab_name} ids look like {example})")
+        question = r.questions[i]
+        # a question that asks for several numbers (Q13): each part has its own id
+        parts = base_key.parts(question) if base_key is not None and isinstance(question, str) else []
+        if parts:
+            listing = ", ".join(f"{answer_id} ({label})" for answer_id, label in parts)
+            r.skip(i, f"{quote(question, 20)} asks for {len(parts)} numbers; give each its own row with "
+                      f"its id: {listing}")
+        else:
+            r.skip(i, f"unknown question {quote(question, 20)} ({lab_name} ids look like {example})")
 
 
 def _resolve_variants(r: _Rows, has_variant: bool, salt: str | None, lab) -> None:
