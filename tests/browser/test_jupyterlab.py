@@ -3,8 +3,10 @@
 A JupyterLab server is started (as `make lab` starts it) on a temporary copy of the
 notebooks and data; Debian's Chromium, driven by Playwright, opens a notebook, runs all
 cells, moves a slider of the explorer with the keyboard and by dragging, and checks that
-the readout shows exactly what labcalc computes for the new position. Screenshots go to
-build/screenshots/ (ignored by git).
+the readout shows exactly what labcalc computes for the new position. In notebook 00 it
+types answers into the answer widget and checks that it shows, word for word, the feedback
+``labcalc grade`` writes for the same answers. Screenshots go to build/screenshots/
+(ignored by git).
 
 Skipped (with the reason) when Chromium or Playwright is missing, unless
 LABCALC_REQUIRE_BROWSER=1 (set by `make test-browser`), where a missing browser fails.
@@ -176,6 +178,54 @@ def test_notebook_runs_and_widget_follows_the_slider(chromium, workspace, name):
             page.screenshot(path=str(SHOTS / f"{name}.png"))
         except Exception:
             page.screenshot(path=str(SHOTS / f"{name}-failure.png"))
+            raise
+        finally:
+            page.close()
+
+
+# the answers notebook 00 suggests for its answer widget, and a decimal comma
+WIDGET_ANSWERS = ["4.69 Mbit/s", "4690 kbps", "586 kB/s", "4798 kbit/s", "5 Mbit/s", "4,69 Mbit/s", "4690"]
+
+
+def _graded_by_the_cli(tmp_path, answers, lms=None) -> list[str]:
+    """``labcalc grade`` on the answers (one student each, Q4, variant 0): the feedback lines."""
+    import csv
+    import subprocess
+    import sys
+
+    sheet = tmp_path / "answers.csv"
+    with open(sheet, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["student", "question", "answer"])
+        writer.writerows([f"s{i:02d}", "Q4", a] for i, a in enumerate(answers))
+    feedback = tmp_path / "feedback.csv"
+    cmd = [sys.executable, "-m", "labcalc.cli", "grade", "lab5", str(sheet), "-o", str(tmp_path / "grades.csv"),
+           "--feedback", str(feedback)] + (["--lms", lms] if lms else [])
+    subprocess.run(cmd, check=True, capture_output=True, cwd=REPO)
+    with open(feedback, newline="", encoding="utf-8") as fh:
+        rows = {r["student"]: r for r in csv.DictReader(fh)}
+    return [f"Q4: {rows[f's{i:02d}']['message']}" for i in range(len(answers))]
+
+
+def test_notebook_00_answer_widget_gives_the_graders_verdict(chromium, workspace, tmp_path):
+    # issue 19 item 8: what the widget shows for an answer is what labcalc grade says of it
+    expected = _graded_by_the_cli(tmp_path, WIDGET_ANSWERS)
+    assert "75 % of the points" in expected[3] and "50 % of the points" in expected[4]
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    with lab_server(workspace / "notebooks", expose_app=True) as lab:
+        page = _run_notebook(chromium, lab, "00-start-here")
+        try:
+            assert _errors(page) == [], "00-start-here: a cell shows an error output"
+            box = page.locator(".labcalc-explorer input[type=text]").first
+            box.scroll_into_view_if_needed()
+            for answer, want in zip(WIDGET_ANSWERS, expected):
+                box.fill(answer)
+                box.press("Enter")
+                _wait_for_readout(page, want)
+                assert _readout(page) == want
+            page.locator(".labcalc-explorer").first.screenshot(path=str(SHOTS / "00-answer-widget.png"))
+        except Exception:
+            page.screenshot(path=str(SHOTS / "00-answer-widget-failure.png"))
             raise
         finally:
             page.close()
