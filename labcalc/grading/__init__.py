@@ -9,7 +9,10 @@
 - :func:`grade`, :func:`grade_file`, :func:`read_answers` -- a class's answers file
   (untrusted CSV) to grades, statistics, feedback and an HTML report;
 - :func:`moodle_xml`, :func:`gift` -- the questions as a Moodle quiz, one category per
-  question holding its variants;
+  question holding its variants; :mod:`labcalc.grading.moodle` -- how Moodle reads and
+  grades a response, for a site language; :mod:`labcalc.grading.lms` -- Moodle mode
+  (``lms="moodle-en"`` of :func:`check_cell` and :func:`grade`): Moodle's grade, and why
+  it differs from labcalc's;
 - :func:`simulate_class` -- a synthetic class with realistic mistakes, for demos and
   benchmarks.
 
