@@ -685,3 +685,31 @@ def test_known_difference_gift_has_no_units():
     _, _, labcalc = _one("Q4", 1, f"{right * 1000} kbit/s")
     assert labcalc == 1.0 and q.grade(f"{right * 1000} kbit/s") == 0.5
     assert q.grade(f"{right} Mbit/s") == q.grade(f"{right}") == 1.0
+
+
+# -- hostile input: Moodle mode never stops a class, and the model reads any text ---------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_PIECES = st.sampled_from(["4.69", "4,69", "1,066", "0", " ", ",", ".", "e6", "x10^6", "\u00d710^6", " \u00b7 10^",
+                           "Mbit/s", "Mbit/S", "bytes.", "(no loss)", "%", "\u00a0", "-", "+", "1e999", "nan"])
+TEXTS = st.one_of(st.text(max_size=30), st.lists(_PIECES, max_size=6).map("".join))
+
+
+@settings(derandomize=True, deadline=None, max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(text=TEXTS, site=st.sampled_from(sorted(SITE_LANGUAGES)))
+def test_the_model_reads_any_text(text, site):
+    reading = read_response(text, {"Mbit/s": 1.0, "kbit/s": 1000.0}, site)
+    assert reading.value is None or not math.isnan(reading.value)
+    q = _one_question("Q4", 0)
+    assert 0.0 <= q.grade(text, site) <= 1.0
+
+
+@settings(derandomize=True, deadline=None, max_examples=60, suppress_health_check=[HealthCheck.too_slow])
+@given(cells=st.lists(TEXTS, min_size=1, max_size=4), lms=st.sampled_from(["moodle-en", "moodle-fr", "moodle-de"]))
+def test_moodle_mode_grades_every_cell_of_a_class(cells, lms):
+    frame = pd.DataFrame({"student": [f"s{i}" for i in range(len(cells))], "question": "Q4", "answer": cells})
+    res = grading.grade(frame, "lab5", lms=lms)
+    assert len(res.detail) + len(res.problems) == len(cells)  # graded, or reported (control characters)
+    assert res.detail["score"].between(0, 1).all() and res.detail["message"].map(bool).all()
