@@ -713,3 +713,14 @@ def test_moodle_mode_grades_every_cell_of_a_class(cells, lms):
     res = grading.grade(frame, "lab5", lms=lms)
     assert len(res.detail) + len(res.problems) == len(cells)  # graded, or reported (control characters)
     assert res.detail["score"].between(0, 1).all() and res.detail["message"].map(bool).all()
+
+
+def test_moodle_mode_and_export_for_a_lab_outside_the_registry():
+    from tests.labs_tiny import LAB
+
+    key = grading.answer_key(LAB, 0)
+    res = grading.grade(pd.DataFrame({"student": ["a", "b"], "question": [key.ids[0]] * 2,
+                                      "answer": ["2,5 Mbit/s", "2.5 Mbit/s"]}), LAB, lms="moodle-en")
+    assert key.values[0] == 2.5e6
+    assert res.detail["score"].tolist() == [0.0, 1.0] and res.detail["labcalc_score"].tolist() == [1.0, 1.0]
+    assert len(_questions(grading.moodle_xml(LAB, [1, 2]))) == 2 * len(key.ids)

@@ -323,7 +323,7 @@ def _items(lab, seeds, answer_ids, accounting, credit, slips) -> list[dict]:
             if found not in wanted:
                 wanted.append(found)
     seeds = _variant_seeds(seeds)
-    keys = {s: answer_key(lab, s, accounting) for s in seeds}
+    keys = {s: answer_key(lab_object, s, accounting) for s in seeds}  # by object: a lab outside the registry too
     others = other_accountings(accounting)
     feedbacks: dict[tuple, str] = {}
     items = []

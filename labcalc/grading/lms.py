@@ -137,7 +137,7 @@ def moodle_questions(lab, wanted: Iterable[tuple[str, int]], *, accounting: str 
     >>> sorted(qs), qs["Q4", 1].unit
     ([('Q4', 1), ('Q4', 2)], 'Mbit/s')
     """
-    from labcalc.grading.export import UNIT_CHOICES, quiz_items
+    from labcalc.grading.export import quiz_items
     from labcalc.labs import get_lab
 
     lab = get_lab(lab)
@@ -150,14 +150,26 @@ def moodle_questions(lab, wanted: Iterable[tuple[str, int]], *, accounting: str 
     for answer_id, seeds in by_id.items():
         for item in quiz_items(lab, seeds, answer_ids=[answer_id], accounting=accounting, credit=credit):
             unit = item["unit"]
-            units: dict[str, float] = {}
-            for name, multiplier in UNIT_CHOICES.get(unit, ()):
-                units.setdefault(name, php_stored(multiplier))
+            units = _stored_units(unit)
             answers = tuple((php_stored(fraction) / 100, php_stored(value), php_stored(tolerance))
                             for fraction, value, tolerance, _ in item["answers"])
             question = MoodleQuestion(answers, units, 1 if units else 0, float(unit_penalty) if units else 0.0)
             out[answer_id, item["seed"]] = AskedQuestion(question, unit, float(item["factor"]))
     return out
+
+
+@functools.lru_cache(maxsize=None)
+def _stored_units(unit: str) -> Mapping[str, float]:
+    """The unit names of a question asked in ``unit`` as Moodle stores them (the same for
+    every question in that unit: computed once)."""
+    from types import MappingProxyType
+
+    from labcalc.grading.export import UNIT_CHOICES
+
+    units: dict[str, float] = {}
+    for name, multiplier in UNIT_CHOICES.get(unit, ()):
+        units.setdefault(name, php_stored(multiplier))
+    return MappingProxyType(units)
 
 
 @functools.lru_cache(maxsize=4096)
