@@ -79,6 +79,8 @@ def main(argv=None) -> int:
     pool = df.assign(variant=df["variant"].rank(method="dense").astype(int) % 20 + 1)
     clear_keys()
     t_cold_pool, _ = best_of(1, lambda: grading.grade(pool, "lab5"))
+    # Moodle mode: every answer also graded by the model of Moodle on its exported question
+    t_moodle, _ = best_of(1, lambda: grading.grade(pool, "lab5", lms="moodle-en"))
     clear_keys()
     t_cold_all, _ = best_of(1, lambda: grading.grade(grading.read_answers(data), "lab5"))
     # the answer keys alone, timed directly on an empty cache (as grade computes them)
@@ -105,6 +107,7 @@ def main(argv=None) -> int:
         ("write grades.csv + report.html", t_out),
         ("read + grade, cold, one shared key (no variant column)", t_cold_shared),
         ("grade, cold, a pool of 20 variants", t_cold_pool),
+        ("grade in Moodle mode (--lms moodle-en), pool of 20, keys cached", t_moodle),
         (f"read + grade, cold, own variant per student ({n_variants:,} keys)", t_cold_all),
         (f"computing the {n_variants:,} answer keys alone (wire + tc), cold cache", t_keys),
         ("(synthetic class generation, not part of grading)", t_sim),
