@@ -19,6 +19,7 @@ their own tests at the end.
 
 from __future__ import annotations
 
+import functools
 import io
 import math
 import re
@@ -252,6 +253,7 @@ def test_a_zero_answer_is_the_interval_from_zero():
 # answer is the number typed (Q4 v0 4.6904 Mbit/s, Q4 v2 8.8339 Mbit/s, Q3 v0 1066 bytes,
 # Q13.7 v2 0.15867, Q13.3 a loss of 0).
 
+@functools.lru_cache(maxsize=None)
 def _one_question(answer_id, seed) -> MoodleNumerical:
     (q,) = _questions(grading.moodle_xml("lab5", [seed], answer_ids=[answer_id]))
     return q
