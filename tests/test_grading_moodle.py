@@ -266,12 +266,13 @@ def _labcalc(answer_id, seed, response, lms=None) -> pd.Series:
 
 
 def _as_measured(q: MoodleNumerical) -> MoodleNumerical:
-    """The question as the measured export held it: without the spellings added since
-    (the letter-case variants and octets of ``export._EXTRA_SPELLINGS``)."""
-    from labcalc.grading.export import _EXTRA_SPELLINGS  # noqa: PLC2701 - the list under test
+    """The question as the measured export held it: its display unit and the spellings of
+    :func:`labcalc.units.unit_spellings`, without the letter cases and octets added since."""
+    from labcalc.units import unit_scale, unit_spellings
 
-    extra = {name for names in _EXTRA_SPELLINGS.values() for name in names}
-    return MoodleNumerical(q.answers, {k: v for k, v in q.units.items() if k not in extra},
+    display = _unit_of(q)
+    kept = {display} | {name for name, _ in unit_spellings(unit_scale(display)[1])}
+    return MoodleNumerical(q.answers, {k: v for k, v in q.units.items() if k in kept},
                            q.unitgradingtype, q.unitpenalty)
 
 
