@@ -24,7 +24,8 @@ FIXTURE_FORMATS = {
     "ss_": "ss", "tc_": "tc_qdisc", "qlen": "qlen", "ns3": "ns3", "tshark": "tshark",
 }
 GOOD_FIXTURES = sorted(
-    p for p in DATA.iterdir() if not p.name.startswith(("iperf3_error.", "iperf3_truncated", "README"))
+    p for p in DATA.rglob("*")
+    if p.is_file() and not p.name.startswith(("iperf3_error.", "iperf3_truncated", "README"))
 )
 
 
@@ -32,7 +33,7 @@ def _expected(name: str) -> str:
     return next(fmt for prefix, fmt in FIXTURE_FORMATS.items() if name.startswith(prefix))
 
 
-@pytest.mark.parametrize("path", GOOD_FIXTURES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", GOOD_FIXTURES, ids=lambda p: str(p.relative_to(DATA)))
 def test_read_recognises_every_fixture(path):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", MalformedLinesWarning)

@@ -239,9 +239,17 @@ def test_json_side_of_existing_files():
     assert read_iperf3(RECORDED / "iperf3_tcp.json").attrs["side"] == "client"
     assert read_iperf3(DATA / "iperf3_reverse_client.json").attrs["side"] == "client"
     assert read_iperf3(DATA / "iperf3_reverse_old.json").attrs["side"] == "client"  # iperf 3.0.7
-    # hand-made files with neither start.connecting_to nor start.accepted_connection
-    assert read_iperf3(DATA / "iperf3_client.json").attrs["side"] is None
-    assert quiet(read_iperf3, DATA / "iperf3_stream.jsonl").attrs["side"] is None
+    # hand-made files with neither start.connecting_to nor start.accepted_connection: the
+    # streams' "sender" flag tells (true on the client, false on the server, without -R)
+    def first_flag(name):
+        return json.loads((DATA / name).read_text())["intervals"][0]["streams"][0]["sender"]
+
+    assert first_flag("iperf3_client.json") is True
+    assert read_iperf3(DATA / "iperf3_client.json").attrs["side"] == "client"
+    assert first_flag("iperf3_udp_server.json") is False
+    assert read_iperf3(DATA / "iperf3_udp_server.json").attrs["side"] == "server"
+    assert '"omitted": true, "sender": true}' in (DATA / "iperf3_stream.jsonl").read_text()  # --json-stream too
+    assert quiet(read_iperf3, DATA / "iperf3_stream.jsonl").attrs["side"] == "client"
 
 
 # --------------------------------------------------------------------------------------

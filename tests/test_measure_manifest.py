@@ -105,20 +105,34 @@ def test_goodput_matches_a_hand_reading(table, q, scen, flow, metric, name, wind
 
 
 def test_losses_and_summaries_match_a_hand_reading(table):
-    # end-of-test receiver lines: 0/1000 (q1), 5148/9997 (q7, from the *client's* printout),
-    # 1/1000 (a2 h1), 2401/4000 (b2 h2 udp)
-    assert row(table, "Q1", "10 Mbit/s bottleneck", "h1_udp", "loss").value == 0.0
-    assert row(table, "Q7", "10 Mbit/s offered", "h1_udp", "loss").value == pytest.approx(5148 / 9997, rel=1e-9)
-    assert row(table, "Q14", "A2", "h1_udp", "loss").value == pytest.approx(1 / 1000, rel=1e-9)
-    assert row(table, "Q18", "B2", "h2_udp", "loss").value == pytest.approx(2401 / 4000, rel=1e-9)
-    # A3: 724/998 (h1) and 4424/8999 (h2); B3 h2 udp: 6528/8998; A1 and Q6: 0/1000, 0/500, 0/4500
-    assert row(table, "Q14", "A3", "h1_udp", "loss").value == pytest.approx(724 / 998, rel=1e-9)
-    assert row(table, "Q14", "A3", "h2_udp", "loss").value == pytest.approx(4424 / 8999, rel=1e-9)
-    assert row(table, "Q18", "B3", "h2_udp", "loss").value == pytest.approx(6528 / 8998, rel=1e-9)
-    for key in (("Q14", "A1", "h1_udp"), ("Q14", "A1", "h2_udp"), ("Q6", "4.5 Mbit/s offered", "h1_udp")):
-        assert row(table, *key, "loss").value == 0.0
+    # Q7: the loss comes from the *client's* printout, whose intervals count no losses: its
+    # receiver line 5148/9997 (whole test), and the row says so
+    r = row(table, "Q7", "10 Mbit/s offered", "h1_udp", "loss")
+    assert r.value == pytest.approx(5148 / 9997, rel=1e-9) and r.stat == "summary"
+    assert "whole test" in r.window_from and r.window_s == ""
     _, totals = hand_read("q7_h1_udp_client.txt")
     assert [t[3:] for t in totals if t[5] == "receiver"] == [(5148, 9997, "receiver")]
+    # a loss from the server's printout is lost/total inside the window of the flow's goodput
+    # (issue 19 item 3), summed by hand from the same lines
+    for q, scen, flow, name in (("Q1", "10 Mbit/s bottleneck", "h1_udp", "q1_h3_server.txt"),
+                                ("Q14", "A2", "h1_udp", "a2_h1_server.txt"),
+                                ("Q14", "A3", "h1_udp", "a3_h1_server.txt"),
+                                ("Q14", "A3", "h2_udp", "a3_h2_server.txt"),
+                                ("Q18", "B2", "h2_udp", "b2_h2_udp_server.txt"),
+                                ("Q18", "B3", "h2_udp", "b3_h2_udp_server.txt")):
+        good, loss = row(table, q, scen, flow, "goodput"), row(table, q, scen, flow, "loss")
+        assert loss.window_s == good.window_s and loss.source == good.source == name
+        assert "the window of the goodput row" in loss.window_from and "window_s" in loss.defaults.split()
+        lo, hi = (float(x) for x in good.window_s.split("-"))
+        assert loss.value == pytest.approx(hand_loss(name, lo, hi), rel=1e-12)
+        assert loss.stat == "mean" and loss.n_samples == good.n_samples
+    # by eye, a3_h1_server.txt 2-8 s: (92+91+94+92+92+91) / (124+124+128+125+124+124) = 552/749,
+    # where the whole test's receiver line says 724/998 (the first, slower second included)
+    assert row(table, "Q14", "A3", "h1_udp", "loss").value == pytest.approx(552 / 749, rel=1e-12)
+    # B2 h2 udp, goodput window 4-8 s: 0.445 inside it, 2401/4000 = 0.600 over the whole test
+    assert row(table, "Q18", "B2", "h2_udp", "loss").value == pytest.approx(hand_loss("b2_h2_udp_server.txt", 4, 8))
+    for key in (("Q14", "A1", "h1_udp"), ("Q14", "A1", "h2_udp"), ("Q6", "4.5 Mbit/s offered", "h1_udp")):
+        assert row(table, *key, "loss").value == 0.0
     # a window given in the manifest: 2-8 s of a2_h2_server.txt, lost/total summed:
     # (24+26+25+25+26+25) / (499+500+499+500+501+500) = 151/2999
     r = row(table, "Q14", "A2", "h2_udp", "loss")
@@ -240,10 +254,12 @@ def test_every_default_is_named(table):
     for raw, r in zip(written, table.itertuples()):
         assert (raw["question"], raw["metric"]) == (r.question, r.metric)
         named = set(r.defaults.split())
-        # a key is listed as defaulted exactly when the manifest left it out
-        for key in ("stat", "side", "format"):
+        # a key is listed as defaulted exactly when the manifest left it out (side only where
+        # it applies: goodput, loss, offered_rate)
+        for key in ("stat", "format"):
             assert (key in named) == (key not in raw), (raw, r.defaults)
-        assert ("window_s" in named) == ("window_s" not in raw and r.stat != "summary")
+        assert ("side" in named) == ("side" not in raw and r.metric in ("goodput", "loss", "offered_rate"))
+        assert ("window_s" in named) == ("window_s" not in raw and raw.get("stat") != "summary")
 
 
 def test_cli_build_error_is_one_line(tmp_path, capsys):
@@ -298,11 +314,15 @@ def test_table_entry_carries_a_tidy_csv_and_joins_built_rows(tmp_path):
     (tmp_path / "m.toml").write_text(
         f'[[measurement]]\nquestion="Q1"\nscenario="S"\nflow="h1"\nmetric="goodput"\nfile="q1_h3_server.txt"\n'
         f'[[table]]\nfile = "{part2.as_posix()}"\n')
-    t = build_manifest(tmp_path / "m.toml")
+    with pytest.raises(ManifestError, match="outside the manifest's folder"):
+        build_manifest(tmp_path / "m.toml")  # part2.csv is not below the manifest's folder
+    t = build_manifest(tmp_path / "m.toml", allow_outside=True)
     by_csv = load_measurements(part2)
     assert len(t) == 1 + len(by_csv)
     assert t.reader[0] == "iperf3" and set(t.reader[1:]) == {"table"} and set(t.source[1:]) == {"part2.csv"}
     assert t.attrs["origin"][0] is None and t.attrs["origin"][1] == ("part2.csv", 2)
+    shutil.copy(part2, tmp_path / "part2.csv")
+    (tmp_path / "m.toml").write_text((tmp_path / "m.toml").read_text().replace(part2.as_posix(), "part2.csv"))
     m = load_measurements(tmp_path / "m.toml")
     assert m.value_base.iloc[0] == pytest.approx(1e6, rel=0.01)
     assert list(m.value_base.iloc[1:]) == pytest.approx(list(by_csv.value_base), rel=1e-12)
@@ -352,14 +372,21 @@ def test_connection_picks_one_socket_of_an_ss_file(tmp_path, connection):
         f'[[measurement]]\nquestion="Q1"\nscenario="S"\nflow="both"\nmetric="cwnd"\nfile="ss.txt"\nwindow_s=[0, 1000]\n')
     df = measure.read(SS_TWO)
     mine = df[df.src.astype(str) == "10.99.1.1:47414"]
+    data = df[df.src.astype(str) == "10.99.1.1:47422"]
     t = build_manifest(tmp_path / "m.toml")
-    assert t.n_samples[0] == len(mine) == 15 and t.n_samples[1] == 30
+    assert t.n_samples[0] == len(mine) == 15
     assert t.value[0] == pytest.approx(float(mine.cwnd_segments.mean()), rel=1e-12)
-    assert t.value[1] == pytest.approx(float(df.cwnd_segments.mean()), rel=1e-12)
+    # without the key, the file's two sockets (iperf3's control connection, 186 bytes, and its
+    # data connection) are not averaged: the one that carried the data is taken, and said so
+    assert t.n_samples[1] == len(data) == 15
+    assert t.value[1] == pytest.approx(float(data.cwnd_segments.mean()), rel=1e-12)
+    assert "connection" in t.defaults[1].split() and "connection" not in t.defaults[0].split()
+    assert "labcalc: connection 10.99.1.1:47422 <-> 10.99.2.2:5201" in t.note[1] and "carried the data" in t.note[1]
 
 
 @pytest.mark.parametrize("extra, words", [
-    ('connection=":9999"\n', ["#1", "'connection'", "':9999'", "no sample", "10.99.1.1:47414 -> 10.99.2.2:5201"]),
+    ('connection=":9999"\n', ["#1", "'connection'", "':9999'", "no sample",
+                                "10.99.1.1:47414 <-> 10.99.2.2:5201 (186 bytes sent)"]),
     ('connection=":5201"\nstat="summary"\n', ["#1", "'connection'", "end-of-test line"]),
 ])
 def test_connection_that_matches_nothing_names_the_entry(tmp_path, extra, words):
@@ -373,7 +400,11 @@ def test_connection_that_matches_nothing_names_the_entry(tmp_path, extra, words)
 
 
 def test_connection_in_a_tcp_probe_file_matches_either_end(tmp_path):
-    """proc11: 3 samples 10.0.0.1:40100 -> 10.0.0.2:5001, 1 the other way, 1 of 127.0.0.1."""
+    """proc11: 3 samples 10.0.0.1:40100 -> 10.0.0.2:5001, 1 the other way, 1 of 127.0.0.1.
+
+    A connection is matched at either end; of its two sockets, the one that sent the data
+    is kept (its snd_una advances: 439037952, 439041101, ...; the other socket logged one
+    sample), so the cwnd is the sender's, not the receiver's mixed in."""
     from labcalc import measure
 
     src = Path(__file__).resolve().parent / "data" / "measure" / "tcpprobe_proc11.txt"
@@ -385,9 +416,10 @@ def test_connection_in_a_tcp_probe_file_matches_either_end(tmp_path):
     (tmp_path / "m.toml").write_text(body)
     t = build_manifest(tmp_path / "m.toml")
     df = measure.read(src)
-    mine = df[df.src.astype(str).str.startswith("10.0.0.") | df.dst.astype(str).str.startswith("10.0.0.")]
-    assert list(t.n_samples) == [4, 4, 4]
+    mine = df[df.src.astype(str) == "10.0.0.1:40100"]
+    assert list(t.n_samples) == [3, 3, 3]
     assert list(t.value) == pytest.approx([float(mine.cwnd_segments.mean())] * 3, rel=1e-12)
+    assert all("the data sender's samples (src 10.0.0.1:40100)" in n for n in t.note)
 
 
 

@@ -105,6 +105,25 @@ def csv_orientation(rows: list[dict], header) -> tuple[str, dict]:
     return "client", listener_first
 
 
+def _same_connection(rows: list[dict]) -> None:
+    """Give the two lines of one connection the same address order (in place).
+
+    A 2.0.x UDP client prints its own lines (9 fields) with its socket first and the
+    server's report of the same connection (14 fields) with the server's socket first:
+    the two orders name one connection, not a transfer each way. A line whose reversed
+    address pair was seen first with the other field count takes that order.
+    """
+    seen: dict[tuple, bool] = {}  # ordered pair -> "14 fields" of its first line
+    for r in rows:
+        t = r["_tuple"]
+        rev = (t[2], t[3], t[0], t[1])
+        long_line = r["_fields"] >= 14
+        if t not in seen and rev != t and rev in seen and seen[rev] != long_line:
+            r["_tuple"] = rev
+            continue
+        seen.setdefault(t, long_line)
+
+
 def parse_iperf2_csv(text: str, rep: Report) -> tuple[list[dict], str]:
     rows = []
     header = None
@@ -165,6 +184,7 @@ def parse_iperf2_csv(text: str, rep: Report) -> tuple[list[dict], str]:
             continue
         rep.ok()
         rows.append(row)
+    _same_connection(rows)
     side, listener_first = csv_orientation(rows, header)
     mixed = {r["_tuple"] for r in rows if r["_fields"] < 14} & {r["_tuple"] for r in rows if r["_fields"] >= 14}
     client_placeholders = side == "client" and header is None and not mixed
@@ -366,9 +386,12 @@ def read_iperf(path) -> pd.DataFrame:
     if any(_CSV2.match(ln) or _CSV2_ENHANCED.match(ln) or _CSV2_HEADER.match(ln) for ln in head):
         rows, side = parse_iperf2_csv(text, rep)
         rep.require_something()
+        udp = any("packets" in r or "jitter_s" in r for r in rows)
+        tcp = any("cwnd_bytes" in r or "retransmits" in r for r in rows)
         intervals, summary = split_summaries(rows)
         df = build_frame(intervals)
-        return rep.finish(df, {"summary": [clean_summary(r) for r in summary], "side": side})
+        protocol = "UDP" if udp else ("TCP" if tcp else None)
+        return rep.finish(df, {"summary": [clean_summary(r) for r in summary], "side": side, "protocol": protocol})
     st = _TextState(rep)
     if _FAST_ENABLED and "out-of-order" not in text:  # out-of-order counts join earlier rows: line by line
         _scan_fast(text, st)
@@ -381,7 +404,7 @@ def read_iperf(path) -> pd.DataFrame:
     st.rows = []
     side = st.side
     df, summary = st.blocks.finish()
-    return rep.finish(df, {"summary": [clean_summary(r) for r in summary], "side": side})
+    return rep.finish(df, {"summary": [clean_summary(r) for r in summary], "side": side, "protocol": st.protocol})
 
 
 class _TextState:
@@ -390,6 +413,7 @@ class _TextState:
     def __init__(self, rep: Report):
         self.rep = rep
         self.side = None
+        self.protocol = None  # "TCP" or "UDP", from the banner
         self.listen_port = None
         self.connections: dict[str, tuple] = {}
         self.n_conn = 0
@@ -417,9 +441,11 @@ def _text_line(st: _TextState, i: int, line: str) -> None:
     if m:
         st.listen_port = int(m["port"])
         st.side = "server" if st.side in (None, "server") else "dual"
+        st.protocol = "UDP" if " UDP " in s else "TCP"
         return
     if CONNECT2.match(s):
         st.side = "client" if st.side in (None, "client") else "dual"
+        st.protocol = "UDP" if " UDP " in s else "TCP"
         return
     if _PORT_TOO_LONG.search(s):  # a banner or connection line whose port cannot be one
         rep.bad(i, s)

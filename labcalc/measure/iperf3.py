@@ -80,7 +80,8 @@ def read_iperf3(path) -> pd.DataFrame:
         (``role``; from JSON also ``rtt_s`` (mean), ``rtt_min_s``, ``rtt_max_s`` [s] and
         ``cwnd_max_bytes`` [bytes] of the sender, NaN when iperf3 did not know them);
         ``attrs["side"]`` ("client" or "server"; in JSON from ``start.connecting_to`` /
-        ``start.accepted_connection``), ``attrs["reverse"]`` (``-R``);
+        ``start.accepted_connection``, else from the streams' ``sender`` flag and ``-R``),
+        ``attrs["reverse"]`` (``-R``);
         with ``--get-server-output`` (text or JSON), ``attrs["server_output"]``:
         ``{"intervals": [...], "summary": [...]}`` (dicts with the same keys as the rows;
         from JSON also ``tool_error`` when the server reported an error); from text,

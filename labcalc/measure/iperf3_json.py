@@ -242,6 +242,12 @@ def _read_doc(doc: dict, j: _Json, info: dict, rows: list, summary: list) -> boo
         info.setdefault("side", "server")
     elif "connecting_to" in start:
         info.setdefault("side", "client")
+    elif "side" not in info:
+        # neither named (a trimmed or hand-made document): the streams' "sender" flag (iperf3
+        # 3.1+) says whether this end sent; the client sends unless -R
+        flag = _first_sender_flag(doc)
+        if flag is not None:
+            info["side"] = "client" if flag != reverse else "server"
     # iperf3 before 3.1 writes no "sender" flag in the streams: the client sends unless
     # -R, the server sends only with -R
     is_client = "accepted_connection" not in start
@@ -287,6 +293,17 @@ def _read_doc(doc: dict, j: _Json, info: dict, rows: list, summary: list) -> boo
             summary.append(clean_summary(r))
     info.setdefault("congestion", end.get("sender_tcp_congestion"))
     return reverse
+
+
+def _first_sender_flag(doc: dict) -> bool | None:
+    """The ``sender`` flag of the first interval stream of *doc*, or None when it has none."""
+    intervals = doc.get("intervals")
+    if isinstance(intervals, list) and intervals and isinstance(intervals[0], dict):
+        streams = intervals[0].get("streams")
+        if isinstance(streams, list) and streams and isinstance(streams[0], dict):
+            flag = streams[0].get("sender")
+            return flag if isinstance(flag, bool) else None
+    return None
 
 
 def _trailing_text(trailing: tuple[int, str], info: dict, rep: Report) -> None:

@@ -144,6 +144,9 @@ def read_ss(path, port: int | None = None) -> pd.DataFrame:
         ``retrans_outstanding``, ``lost_packets``, ``unacked_packets``, ``send_bps``,
         ``pacing_rate_bps``, ``delivery_rate_bps`` [bit/s], ``rate_bps`` (= delivery rate),
         ``recv_q_bytes``, ``send_q_bytes`` [bytes], ``app_limited``.
+        ``attrs["time_origin_s"]`` is the file's first stamp line [s] (None without
+        stamps), also when no socket follows it: a log started beside another (a ``tc``
+        loop) counts time from the same instant as that log's first stamp.
 
     Raises
     ------
@@ -176,6 +179,7 @@ def read_ss(path, port: int | None = None) -> pd.DataFrame:
     del text
     st.flush()
     rep = st.rep
+    first_stamp = st.first_stamp
     # a socket whose numbers overflow a float (1e999, 400-digit counters read as inf) is
     # malformed: it would otherwise reach the integer columns as inf
     for i in st.overflow:
@@ -219,7 +223,7 @@ def read_ss(path, port: int | None = None) -> pd.DataFrame:
         sp = df["src"].str.rsplit(":", n=1).str[-1]
         dp = df["dst"].str.rsplit(":", n=1).str[-1]
         df = df[(sp == str(port)) | (dp == str(port))].reset_index(drop=True)
-    return rep.finish(df)
+    return rep.finish(df, {"time_origin_s": None if np.isnan(first_stamp) else float(first_stamp)})
 
 
 class _State:
@@ -228,6 +232,7 @@ class _State:
     def __init__(self, rep: Report):
         self.rep = rep
         self.stamp = np.nan
+        self.first_stamp = np.nan  # the file's first stamp line, sockets or not (attrs["time_origin_s"])
         self.sample = 0
         self.fresh = True  # a stamp/header was seen since the last socket line
         self.current = None  # the row of the last socket line (dict), or _PENDING (a fast row)
@@ -285,6 +290,8 @@ def _line(st: _State, i: int, line: str) -> None:
     m = _STAMP.match(s)
     if m:
         st.stamp = float(m["t"])
+        if np.isnan(st.first_stamp):
+            st.first_stamp = st.stamp
         if not st.fresh:
             st.sample += 1
         st.fresh = True

@@ -1,0 +1,404 @@
+"""One manifest entry over one file: the value, its window and where each number comes from.
+
+Part of :mod:`labcalc.measure.manifest`. :func:`evaluate` takes the frame a reader
+returned and an entry of the manifest (and the window shared with the other rows of the
+same flow and file, if any) and gives a :class:`Part`: the value in the row's unit, the
+samples and window it was taken over, the side, and the statements labcalc adds to the
+row (how the time axis was found, which connection or qdisc it took). Every refusal is a
+:class:`~labcalc.measure._manifest_window.Fail` naming what the file lacks and a next step
+that works on that file.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from ._manifest_sampled import labtool_series, labtool_summary_loss, ping_series, sampled_series
+from ._manifest_window import Fail, Series, Window, fmt_window, num_text, pick, MIN_SAMPLES
+from .endtest import end_of_test, interval_end, is_udp, server_intervals
+
+__all__ = ["Part", "evaluate", "UNITS", "CWND_BYTES_UNIT"]
+
+#: metric -> unit of its row (a loss is a fraction: blank unit)
+UNITS = {"goodput": "bit/s", "loss": "", "rtt": "s", "rtt_min": "s", "cwnd": "segments", "queue": "packets",
+         "offered_rate": "bit/s"}
+#: Unit of a cwnd row read from a window in bytes (without ``mss_bytes``).
+CWND_BYTES_UNIT = "bytes"
+_WANTED = {"goodput": "receiver", "loss": "receiver", "offered_rate": "sender"}
+
+
+@dataclass
+class Part:
+    """What one file gives for one entry (see :func:`evaluate`)."""
+
+    value: float
+    n: int
+    reader: str
+    side: str = ""
+    unit: str = ""
+    window: Window | None = None
+    window_from: str = ""
+    counts: tuple | None = None  # (lost, total) behind a loss
+    notes: list = field(default_factory=list)
+    chosen: list = field(default_factory=list)  # keys labcalc chose beyond the usual defaults
+    stat: str = ""
+
+
+def _explicit(entry: dict, key: str) -> bool:
+    return key in entry and key not in entry.get("defaults", ())
+
+
+def evaluate(df: pd.DataFrame, entry: dict, shared: dict | None = None) -> Part:
+    """The value *entry* asks of the frame *df* (see the module docstring)."""
+    fmt = df.attrs.get("format", entry.get("format") or "?")
+    tests = df.attrs.get("tests", 1)
+    if isinstance(tests, int) and tests > 1:
+        # each test's intervals start at 0 again: a window (or the end-of-test lines) would
+        # mix the tests, e.g. the goodputs of a 10 and a 30 Mbit/s run summed to 40
+        raise Fail("file", entry.get("_name", "?"), f"holds {tests} {fmt} tests (a server left running across runs, "
+                                                    "or runs appended to one log); keep one test per file, or the "
+                                                    "rows would mix them")
+    if fmt in ("iperf", "iperf3"):
+        part = _iperf(df, entry, shared, fmt)
+    elif fmt == "labtool":
+        part = _labtool(df, entry, shared)
+    elif fmt == "ping":
+        part = _ping(df, entry, shared)
+    else:
+        if entry["metric"] == "offered_rate":
+            raise Fail("metric", "offered_rate", f"a {fmt} file holds no sender's rate of a UDP test; the offered "
+                                                 "rate is in the UDP client's printout (iperf, iperf3 or udpclient)")
+        if entry["stat"] == "summary":
+            raise Fail("stat", "summary", f"this {fmt} file has no end-of-test line; use stat = \"mean\" (over the "
+                                          "steady window or window_s)")
+        if {"start_s", "end_s"} <= set(df.columns) and "time_s" in df.columns:
+            # a 'labcalc convert' CSV of an iperf printout: its rows are intervals
+            part = _finish(df, entry, shared, fmt, _interval_series(df, entry["metric"], fmt, entry))
+        else:
+            part = _finish(df, entry, shared, fmt, sampled_series(df, entry, fmt))
+    part.reader = fmt
+    return part
+
+
+# --- iperf 2 and iperf3 ----------------------------------------------------------------------
+
+def _iperf(df: pd.DataFrame, entry: dict, shared: dict | None, fmt: str) -> Part:
+    metric, stat, side = entry["metric"], entry["stat"], entry.get("side")
+    if "direction" in df.columns and df["direction"].astype(str).replace("nan", "").nunique() > 1 \
+            and metric in _WANTED:
+        raise Fail("file", entry.get("_name", "?"), "a --bidir run: both directions' rates are in this file; record "
+                                                    "each direction as its own test (or use the other end's file)")
+    udp = is_udp(df)
+    figures = end_of_test(df)
+    counted = (("lost_packets" in df.columns and df["lost_packets"].notna().any())
+               or any(math.isfinite(f["lost_packets"]) for f in figures))
+    if metric == "loss" and not counted and udp is not True:
+        raise Fail("metric", metric, f"this {fmt} run has no lost/total counters (a TCP run?): it cannot give a loss")
+    if metric in ("loss", "offered_rate") and udp is False:
+        what = "lost/total counters" if metric == "loss" else "offered rate (a UDP sender's)"
+        raise Fail("metric", metric, f"this {fmt} run is TCP: it has no {what}; a loss or an offered rate comes "
+                                     "from a UDP test")
+    if metric in ("cwnd", "queue") and stat == "summary":
+        raise Fail("stat", "summary", f"the end-of-test lines of {fmt} give no mean {metric}; use stat = \"mean\" "
+                                      "(or \"max\") over the intervals")
+    if metric == "queue":
+        raise Fail("metric", "queue", f"a {fmt} printout holds no queue length; tc -s qdisc does")
+    want = _WANTED.get(metric)
+    if want is not None and side is not None and side != want and metric != "goodput":
+        raise Fail("side", side, "loss is counted by the receiver: remove side (or side = \"receiver\")"
+                                 if metric == "loss" else
+                                 "the offered rate is what the sender sent: remove side (or side = \"sender\")")
+    if metric == "goodput" and side is not None:
+        want = side
+    whole = shared is not None and shared.get("whole")
+    if stat == "summary" or (whole and metric in ("loss",) and _has(figures, "receiver", "loss")):
+        part = _iperf_summary(figures, metric, want, fmt, entry)
+        if whole and stat != "summary":
+            part.window_from += f" (the whole test, as {shared['of']})"
+        return part
+    if metric in ("rtt", "rtt_min", "cwnd"):
+        return _finish(df, entry, shared, fmt, _interval_series(df, metric, fmt, entry))
+    views = [(df, interval_end(df), "")]
+    so = server_intervals(df)
+    if so is not None:
+        views.append((so, interval_end(so), "the server's intervals (--get-server-output)"))
+    for view, end, label in views:
+        if end == want:
+            s = _interval_series(view, metric, fmt, entry)
+            if metric == "loss" and s.lost is None:
+                continue
+            if label:
+                s.notes.append(label)
+            part = _finish(view, entry, shared, fmt, s)
+            part.side = want
+            return part
+    ends = {end for _, end, _ in views}
+    return _iperf_no_intervals(df, entry, figures, metric, want, fmt, ends, udp)
+
+
+def _has(figures: list, end: str, metric: str) -> bool:
+    rows = [f for f in figures if f["end"] == end]
+    if metric == "loss":
+        return any(math.isfinite(f["lost_packets"]) and math.isfinite(f["packets"]) for f in rows)
+    return any(math.isfinite(f["rate_bps"]) for f in rows)
+
+
+def _what_it_has(figures: list) -> str:
+    lines = sorted({f["line"] for f in figures})
+    return "; it has " + ", ".join(lines) if lines else "; it has no end-of-test line at all (was the run cut short?)"
+
+
+def _iperf_no_intervals(df, entry, figures, metric, want, fmt, ends, udp) -> Part:
+    """No per-interval rows of the end asked: the end-of-test line when the entry allows it, else a refusal."""
+    measured = "/".join(sorted(e for e in ends if e)) or "an end the file does not name"
+    who = f"this {fmt} file's intervals were measured by the {measured}"
+    windowed = _explicit(entry, "window_s") or _explicit(entry, "stat") or "window_seq" in entry
+    if metric == "loss":
+        if _has(figures, "receiver", "loss") and not windowed:
+            part = _iperf_summary(figures, metric, want, fmt, entry)
+            part.window_from += " (whole test: this file's intervals carry no lost/total)"
+            part.notes.append("the loss is over the whole test: only the end-of-test line counts lost/total here")
+            return part
+        step = ("remove window_s and set stat = \"summary\" (the receiver's end-of-test line, whole test)"
+                if _has(figures, "receiver", "loss") else "use the receiver's (server's) printout")
+        raise Fail("window_s" if _explicit(entry, "window_s") else "stat", entry.get("window_s", entry["stat"]),
+                   f"{who}, which count no lost/total per interval; for a loss over a window use the receiver's "
+                   f"(server's) printout; otherwise {step}")
+    if metric == "goodput":
+        steps = []
+        if _has(figures, want, "goodput"):
+            steps.append(f"stat = \"summary\" (the {want}'s end-of-test line, whole test)")
+        if "sender" in ends and want == "receiver":
+            steps.append("side = \"sender\" (the sender's rates)")
+        steps.append(f"the {want}'s own printout")
+        raise Fail("side", want, f"{who} (the {df.attrs.get('side') or 'end that printed it'}); use "
+                                 + " or ".join(steps))
+    # offered_rate
+    if _has(figures, "sender", "goodput"):
+        step = "stat = \"summary\" (the sender's end-of-test line)"
+    else:
+        step = "the UDP client's printout"
+    if udp is None:
+        raise Fail("metric", metric, f"this {fmt} file does not show a UDP test (no datagram counts); "
+                                     f"the offered rate is in the UDP client's printout")
+    raise Fail("metric", metric, f"{who}; the offered rate is the sender's: use {step}")
+
+
+def _iperf_summary(figures: list, metric: str, want: str | None, fmt: str, entry: dict) -> Part:
+    if metric in ("rtt", "rtt_min"):
+        key = "rtt_s" if metric == "rtt" else "rtt_min_s"
+        rows = [f for f in figures if f["end"] == "sender" and math.isfinite(f[key])]
+        if not rows:
+            raise Fail("stat", "summary", f"the end-of-test lines of this {fmt} file give no RTT (iperf3 -J prints the "
+                                          "sender's); use stat = \"mean\" over the intervals, or a ping or ss log")
+        sums = [f for f in rows if f["stream"] == "SUM"] or rows
+        vals = [f[key] for f in sums]
+        value = float(np.mean(vals)) if metric == "rtt" else float(np.min(vals))
+        how = "sender's end-of-test block" + (f" ({'mean' if metric == 'rtt' else 'smallest'} of {len(vals)} streams)"
+                                              if len(vals) > 1 else "")
+        return Part(value, len(vals), fmt, "sender", UNITS[metric], None, how, stat="summary")
+    rows = [f for f in figures if f["end"] == want]
+    local = [f for f in rows if not f["line"].startswith("server output: ")] or rows
+    if metric == "loss":
+        local = [f for f in local if math.isfinite(f["lost_packets"]) and math.isfinite(f["packets"])]
+    else:
+        local = [f for f in local if math.isfinite(f["rate_bps"])]
+    if not local:
+        other = "sender" if want == "receiver" else "receiver"
+        if metric == "loss":
+            if not any(math.isfinite(f["packets"]) for f in figures):
+                raise Fail("metric", metric, f"this {fmt} run has no lost/total counters (a TCP run?): it cannot "
+                                             "give a loss")
+            raise Fail("stat", "summary", f"this {fmt} file has no receiver's lost/total{_what_it_has(figures)}; "
+                                          "use the receiver's (server's) printout")
+        steps = []
+        if metric == "goodput" and _has(figures, other, "goodput"):
+            steps.append(f"side = \"{other}\" (the {other}'s end-of-test line)")
+        steps.append(f"the {want}'s own printout")
+        raise Fail("side" if metric == "goodput" else "stat", want if metric == "goodput" else "summary",
+                   f"this {fmt} file has no {want}'s end-of-test line{_what_it_has(figures)}; use "
+                   + " or ".join(steps))
+    sums = [f for f in local if f["stream"] == "SUM"] or local
+    line = sums[0]["line"] + (f" ({len(sums)} streams)" if len(sums) > 1 else "")
+    if metric == "loss":
+        lost = float(sum(f["lost_packets"] for f in sums))
+        total = float(sum(f["packets"] for f in sums))
+        value = lost / total if total else 0.0
+        return Part(value, len(sums), fmt, "receiver", "", None, line, counts=(lost, total), stat="summary")
+    value = float(sum(f["rate_bps"] for f in sums))
+    return Part(value, len(sums), fmt, want or "", UNITS[metric], None, line, stat="summary")
+
+
+def _interval_series(df: pd.DataFrame, metric: str, fmt: str, entry: dict) -> Series:
+    """The per-interval series of an iperf printout (SUM rows where the file has them)."""
+    if "connection" in entry:
+        from ._manifest_sampled import pick_connection
+
+        df = pick_connection(df, entry["connection"])
+    col = {"goodput": "rate_bps", "offered_rate": "rate_bps", "loss": "loss", "rtt": "rtt_s", "rtt_min": "rtt_s"}.get(
+        metric, "cwnd_segments" if "cwnd_segments" in df.columns else "cwnd_bytes")
+    if metric == "loss":
+        ok = {"lost_packets", "packets"} <= set(df.columns) and df["lost_packets"].notna().any()
+        if not ok:
+            return Series(np.zeros(0), np.zeros(0), np.zeros(0), "interval")
+    elif col not in df.columns or df[col].notna().sum() == 0:
+        have = [c for c in ("rate_bps", "loss", "rtt_s", "cwnd_segments", "cwnd_bytes") if c in df.columns]
+        raise Fail("metric", metric, f"this {fmt} file has no {col} column (it has: {', '.join(have) or 'none'}); "
+                                     "is it the right file?")
+    if "omitted" in df.columns:
+        df = df[~df["omitted"].astype(bool)]
+    if "stream" in df.columns and (df["stream"].astype(str) == "SUM").any():
+        df = df[df["stream"].astype(str) == "SUM"]
+    # A trailing stub (iperf's last 0.08-s interval) says little about the rate: intervals
+    # shorter than half the usual length are left out, as a careful reader would.
+    length = (df["end_s"] - df["start_s"]).to_numpy(float)
+    if len(length):
+        df = df[length >= 0.5 * np.median(length)]
+    keys = ["start_s", "end_s"]
+    if metric == "loss":
+        g = df.groupby(keys, sort=True)[["lost_packets", "packets"]].sum(min_count=1)
+        lost, total = g["lost_packets"].to_numpy(float), g["packets"].to_numpy(float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            values = np.where(total > 0, lost / total, np.nan)
+        idx = g.index
+        return Series(idx.get_level_values(0).to_numpy(float), idx.get_level_values(1).to_numpy(float), values,
+                      "interval", lost=lost, total=total)
+    grouped = df.groupby(keys, sort=True)[col]
+    # sum(min_count=1): an interval whose every rate is missing stays NaN, not 0 bit/s
+    g = grouped.sum(min_count=1) if metric in ("goodput", "offered_rate") else grouped.mean()
+    return Series(g.index.get_level_values(0).to_numpy(float), g.index.get_level_values(1).to_numpy(float),
+                  g.to_numpy(float), "interval")
+
+
+# --- the lab's programs ---------------------------------------------------------------------------
+
+def _labtool(df: pd.DataFrame, entry: dict, shared: dict | None) -> Part:
+    metric = entry["metric"]
+    whole = shared is not None and shared.get("whole")
+    if entry["stat"] == "summary" or (whole and metric == "loss"):
+        counts = labtool_summary_loss(df) if metric == "loss" else None
+        if counts is None:
+            raise Fail("stat", "summary", "the lab's programs print no end-of-test line (only running totals of "
+                                          "udpserver, for a loss); use stat = \"mean\" over the printed seconds")
+        value = counts[0] / counts[1] if counts[1] else 0.0
+        how = "udpserver's last line (running totals: the whole run)"
+        return Part(value, 1, "labtool", "receiver", "", None, how, counts=counts, stat="summary")
+    s = labtool_series(df, entry)
+    part = _finish(df, entry, shared, "labtool", s)
+    part.side = getattr(s, "side", "")
+    return part
+
+
+# --- ping ---------------------------------------------------------------------------------------
+
+def _ping(df: pd.DataFrame, entry: dict, shared: dict | None) -> Part:
+    metric, stat = entry["metric"], entry["stat"]
+    summ = df.attrs.get("summary") or {}
+    if metric not in ("rtt", "rtt_min", "loss"):
+        raise Fail("metric", metric, "a ping file gives rtt, rtt_min and loss only")
+    if metric == "loss":
+        windowed = _explicit(entry, "window_s") or "window_seq" in entry or \
+            (_explicit(entry, "stat") and stat != "summary")
+        if windowed:
+            raise Fail("window_s" if "window_s" in entry else ("window_seq" if "window_seq" in entry else "stat"),
+                       entry.get("window_s", entry.get("window_seq", stat)),
+                       "ping counts its losses over the whole run only (its statistics line): remove the window "
+                       "and set stat = \"summary\"")
+        if "transmitted" not in summ:
+            raise Fail("metric", "loss", "this ping has no statistics line (it was stopped before printing one), so "
+                                         "its losses are not counted; let ping end by itself (-c N) or with Ctrl-C")
+        tx, rx = float(summ["transmitted"]), float(summ.get("received", math.nan))
+        part = Part(float(summ["loss"]), 1, "ping", "", "", None, "statistics line", counts=(tx - rx, tx),
+                    stat="summary")
+        if stat != "summary":
+            part.window_from += " (whole run: ping counts losses over the whole run only)"
+        return part
+    if stat == "summary":
+        key = {"rtt": "rtt_avg_s", "rtt_min": "rtt_min_s"}[metric]
+        if key not in summ or not math.isfinite(summ[key]):
+            raise Fail("stat", "summary", "this ping has no rtt min/avg/max line (it was stopped before printing its "
+                                          "statistics); use stat = \"mean\" over its replies")
+        return Part(float(summ[key]), 1, "ping", "", "s", None, "statistics line", stat="summary")
+    runs = df["run"].nunique() if "run" in df.columns else 1
+    if runs > 1:
+        raise Fail("file", entry.get("_name", "?"), f"holds {runs} ping runs appended to one file; a window would mix "
+                                                    "them: keep one run per file (stat = \"summary\" takes the "
+                                                    "statistics of all of them)")
+    return _finish(df, entry, shared, "ping", ping_series(df, metric))
+
+
+# --- the value over the window -------------------------------------------------------------------
+
+def _stat(x: np.ndarray, stat: str) -> float:
+    x = x[np.isfinite(x)]
+    if not len(x):
+        raise Fail("stat", stat, "no finite sample to summarise")
+    return float({"mean": np.mean, "median": np.median, "min": np.min, "max": np.max,
+                  "last": lambda a: a[-1]}[stat](x))
+
+
+def _finish(df, entry: dict, shared: dict | None, fmt: str, s: Series) -> Part:
+    metric, stat = entry["metric"], entry["stat"]
+    if stat == "summary":
+        raise Fail("stat", "summary", f"this {fmt} file has no end-of-test line for {metric}; use stat = \"mean\"")
+    if metric == "loss" and s.lost is None and not len(s.values):
+        raise Fail("metric", "loss", f"this {fmt} file has no lost/total counts")
+    if shared is not None and shared.get("whole"):
+        mask = np.ones(len(s.start), bool)
+        win = Window(float(np.nanmin(s.start)) if len(s.start) else math.nan,
+                     float(np.nanmax(s.end)) if len(s.end) else math.nan,
+                     f"whole test (as {shared['of']})", mask, s.kind)
+    else:
+        win = pick(s, entry, shared)
+    mask = win.mask & (np.isfinite(s.values) | (s.lost is not None))
+    if mask.sum() < MIN_SAMPLES:
+        raise Fail("window_s", entry.get("window_s", "(default)"),
+                   f"only {int(mask.sum())} sample(s) with a {metric} value inside (at least {MIN_SAMPLES} "
+                   "are needed); widen the window or check the file")
+    counts = None
+    if metric == "loss" and s.lost is not None:
+        lost, total = s.lost[mask], s.total[mask]
+        if not (np.isfinite(lost).all() and np.isfinite(total).all()):
+            raise Fail("window_s", entry.get("window_s", "(default)"), "an interval in the window has no lost/total "
+                                                                       "count; move the window")
+        counts = (float(lost.sum()), float(total.sum()))
+        value = counts[0] / counts[1] if counts[1] else 0.0
+        if stat != "mean":
+            value = _stat(s.values[mask], stat)
+            counts = None
+    else:
+        value = _stat(s.values[mask], stat)
+    unit, scale = _unit(df, entry, fmt)
+    how = win.how + (f" over icmp_seq {fmt_window(win.lo, win.hi)}" if win.kind == "seq" else "")
+    part = Part(value / scale, int(mask.sum()), fmt, "", unit, win, how, counts=counts, stat=stat)
+    part.notes.extend(s.notes)
+    part.chosen.extend(getattr(s, "chosen", []))
+    return part
+
+
+def _unit(df, entry: dict, fmt: str) -> tuple[str, float]:
+    """(unit of the row, divisor of the file's values): a cwnd in bytes stays in bytes unless mss_bytes."""
+    metric = entry["metric"]
+    if metric != "cwnd":
+        return UNITS[metric], 1.0
+    mss = entry.get("mss_bytes")
+    if "cwnd_segments" in df.columns and df["cwnd_segments"].notna().any():
+        if mss is not None:
+            raise Fail("mss_bytes", mss, f"this {fmt} file gives the window in segments already (cwnd_segments); "
+                                         "mss_bytes converts a window in bytes: remove it")
+        return UNITS["cwnd"], 1.0
+    if mss is None:
+        return CWND_BYTES_UNIT, 1.0
+    return UNITS["cwnd"], float(mss)
+
+
+def window_text(part: Part) -> str:
+    """The row's ``window_s`` cell: seconds, or empty (a whole test, or a ping window in icmp_seq)."""
+    w = part.window
+    if w is None or w.kind in ("seq", "sample") or not (math.isfinite(w.lo) and math.isfinite(w.hi)):
+        return ""
+    return f"{num_text(w.lo)}-{num_text(w.hi)}"

@@ -1,0 +1,341 @@
+"""Series of sampled logs for a manifest: ping, the lab's programs, ss, tcp_probe, tc, and the rest.
+
+Part of :mod:`labcalc.measure.manifest`. Each function returns a
+:class:`~labcalc.measure._manifest_window.Series` on the file's own time axis, or raises
+:class:`~labcalc.measure._manifest_window.Fail` with what the file lacks:
+
+- ping: times from ``-D``; without them derived from the statistics line (the interval is
+  the run's time less the last reply's RTT over the pings sent minus one, and a reply
+  comes back at its send time plus its RTT), else icmp_seq numbers, said so in the row;
+- the lab's udpclient / udpserver / tcpclient: one interval per printed line; the
+  server's running totals become lost/total per interval;
+- ss and tcp_probe: one connection (the ``connection`` key, or the one that carried the
+  data when the others carried almost nothing), time from the file's first stamp line;
+- tc: one qdisc per sample (the ``qdisc`` key, or the root qdisc).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from ._manifest_window import Fail, Series, num_text
+
+__all__ = ["ping_series", "labtool_series", "sampled_series", "pick_connection", "DATA_SHARE"]
+
+#: The connection that carried the data is taken when it sent at least this many times
+#: the bytes of any other connection of the file (iperf3's control connection: a few
+#: hundred bytes beside megabytes).
+DATA_SHARE = 10.0
+
+
+def _with_chosen(s: Series, chosen: list) -> Series:
+    s.chosen = chosen  # keys labcalc chose (connection, qdisc): named in the row's defaults
+    return s
+
+
+# --- ping ----------------------------------------------------------------------------------------
+
+def ping_times(df: pd.DataFrame) -> tuple[np.ndarray | None, str]:
+    """Reply times [s] from the first reply, and how they were found (or None and why not)."""
+    t = df["time_s"].to_numpy(float) if "time_s" in df.columns else np.full(len(df), np.nan)
+    if len(t) and np.isfinite(t).all():
+        return t - t[0], "ping -D times"
+    summ = df.attrs.get("summary") or {}
+    seq = df["seq"].to_numpy(float)
+    rtt = df["rtt_s"].to_numpy(float)
+    tx, time_s = summ.get("transmitted"), summ.get("time_s", math.nan)
+    if not tx or not math.isfinite(time_s):
+        return None, "no times: ping without -D, and no statistics line to derive them from"
+    if tx < 2 or len(seq) < 2 or np.any(np.diff(seq) <= 0):
+        return None, "no times: ping without -D, and its icmp_seq numbers do not count up once"
+    last = float(seq[0]) + tx - 1
+    answered = np.flatnonzero(seq == seq.max())
+    if seq.max() < last or not len(answered) or not np.isfinite(rtt[answered[-1]]):
+        return None, ("no times: ping without -D whose last ping got no reply (its statistics time then holds a "
+                      "wait, not the interval)")
+    interval = (time_s - rtt[answered[-1]]) / (tx - 1)
+    if not interval > 0:
+        return None, "no times: ping without -D, and its statistics time is too short to derive the interval"
+    times = (seq - seq[0]) * interval + np.nan_to_num(rtt, nan=0.0) - (0.0 if not np.isfinite(rtt[0]) else rtt[0])
+    how = (f"times derived: icmp_seq x {num_text(round(interval * 1e3, 3))} ms (the interval: {int(tx)} pings in "
+           f"{num_text(round(time_s * 1e3, 3))} ms less the last reply's RTT), plus each reply's RTT")
+    return times, how
+
+
+def ping_series(df: pd.DataFrame, metric: str) -> Series:
+    d = df[df["rtt_s"].notna()] if "rtt_s" in df.columns else df.iloc[0:0]
+    if "dup" in d.columns:
+        d = d[~d["dup"].astype(bool)]
+    if not len(d):
+        raise Fail("metric", metric, "this ping file has no reply with a time")
+    d = d.copy()
+    d.attrs.update(df.attrs)
+    times, how = ping_times(d)
+    seq = d["seq"].to_numpy(float)
+    values = d["rtt_s"].to_numpy(float)
+    if times is None:
+        s = Series(seq, seq, values, "seq", idle="rtt", seq=seq, notes=[how])
+    else:
+        s = Series(times, times, values, "s", idle="rtt", seq=seq, notes=[] if how == "ping -D times" else [how])
+    return s
+
+
+# --- the lab's programs ----------------------------------------------------------------------------
+
+def labtool_series(df: pd.DataFrame, entry: dict) -> Series:
+    metric = entry["metric"]
+    prog = df["program"].astype(str)
+    have = sorted(set(prog))
+    chosen: list = []
+    if metric == "goodput":
+        rows = df[prog == "udpserver"]
+        side = "receiver"
+        if not len(rows):
+            rows = df[prog == "tcpclient"]
+            side = "sender"
+        if not len(rows):
+            raise Fail("metric", metric, "udpclient prints what it sent (metric = \"offered_rate\"); the goodput is "
+                                         "in udpserver's output (or tcpclient's for TCP)")
+        col = "rate_bps"
+    elif metric == "offered_rate":
+        rows, side, col = df[prog == "udpclient"], "sender", "rate_bps"
+        if not len(rows):
+            raise Fail("metric", metric, f"the offered rate is udpclient's; this file holds {', '.join(have)}")
+    elif metric == "loss":
+        rows, side, col = df[prog == "udpserver"], "receiver", "loss"
+        if not len(rows):
+            raise Fail("metric", metric, f"the loss is udpserver's; this file holds {', '.join(have)}")
+    elif metric in ("rtt", "rtt_min", "cwnd"):
+        rows, side = df[prog == "tcpclient"], ""
+        col = "rtt_s" if metric != "cwnd" else "cwnd_segments"
+        if not len(rows):
+            raise Fail("metric", metric, f"the {metric} is tcpclient's; this file holds {', '.join(have)}")
+    else:
+        raise Fail("metric", metric, "the lab's programs print no queue length; tc -s qdisc does")
+    t = rows["time_s"].to_numpy(float)
+    step = float(np.median(np.diff(t))) if len(t) > 1 else 1.0
+    step = step if step > 0 else 1.0
+    end = t - (t[0] - step)  # the first line covers the first step of the run
+    start = end - step
+    notes = [] if side != "sender" or metric != "goodput" else ["tcpclient's rate: the sender's (TCP delivers what "
+                                                                  "it sends)"]
+    if metric == "loss":
+        sent = rows["packets_sent"].to_numpy(float)
+        lost_cum = sent - rows["packets"].to_numpy(float)
+        total = np.diff(sent, prepend=0.0)
+        lost = np.diff(lost_cum, prepend=0.0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            values = np.where(total > 0, lost / total, np.nan)
+        s = Series(start, end, values, "interval", lost=lost, total=total, notes=notes)
+    else:
+        s = Series(start, end, rows[col].to_numpy(float), "interval", notes=notes)
+    s.side = side
+    return _with_chosen(s, chosen)
+
+
+def labtool_summary_loss(df: pd.DataFrame) -> tuple[float, float] | None:
+    """(lost, total) of udpserver's last line (its running totals: the whole run), or None."""
+    rows = df[df["program"].astype(str) == "udpserver"]
+    if not len(rows):
+        return None
+    last = rows.iloc[-1]
+    return float(last["packets_sent"] - last["packets"]), float(last["packets_sent"])
+
+
+# --- connections (ss, tcp_probe) -------------------------------------------------------------------
+
+def _ends(df: pd.DataFrame) -> pd.Series:
+    """One key per connection: its two endpoints, in a fixed order."""
+    a, b = df["src"].astype(str), df["dst"].astype(str)
+    return pd.Series(np.where(a <= b, a + " <-> " + b, b + " <-> " + a), index=df.index)
+
+
+def pick_connection(df: pd.DataFrame, wanted: str) -> pd.DataFrame:
+    """The rows of one connection: those whose ``src`` or ``dst`` endpoint matches *wanted*."""
+    if "src" not in df.columns or "dst" not in df.columns:
+        raise Fail("connection", wanted, f"this {df.attrs.get('format', '?')} file names no connections "
+                                         "(no src/dst columns)")
+    wanted = wanted.strip()
+    hit = np.zeros(len(df), bool)
+    for col in ("src", "dst"):
+        ends = df[col].astype(str).fillna("")
+        split = ends.str.rsplit(":", n=1)
+        addr = split.str[0].str.strip("[]")
+        port = split.str[-1]
+        if wanted.startswith(":"):
+            hit |= (port == wanted[1:]).to_numpy()
+        else:
+            hit |= ((ends == wanted) | (addr == wanted.strip("[]"))).to_numpy()
+    if not hit.any():
+        raise Fail("connection", wanted, "no sample of this file belongs to it; the file holds "
+                                         + (_listing(df) or "no named connection"))
+    out = df[hit]
+    out.attrs.update(df.attrs)
+    return out
+
+
+def _acked(df: pd.DataFrame, by: pd.Series) -> pd.Series:
+    """Bytes acknowledged per group of samples: the advance of ``snd_una`` (modulo 2**32)."""
+    out = {}
+    for key, rows in df.groupby(by, sort=False):
+        una = rows["snd_una"].to_numpy(float)
+        steps = np.mod(np.diff(una[np.isfinite(una)]), 2.0**32)
+        out[key] = float(steps[steps < 2.0**31].sum())
+    return pd.Series(out)
+
+
+def _carried(df: pd.DataFrame) -> pd.Series | None:
+    """Bytes each connection carried (its largest counter), or None when the file counts none."""
+    for col in ("bytes_acked", "bytes_sent", "bytes_received"):
+        if col in df.columns and df[col].notna().any():
+            return df.groupby(_ends(df))[col].max().fillna(0.0)
+    if df.attrs.get("format") == "tcp_probe" and "snd_una" in df.columns:
+        return _acked(df, _ends(df))
+    return None
+
+
+def _listing(df: pd.DataFrame) -> str:
+    keys = _ends(df)
+    carried = _carried(df)
+    parts = []
+    for key in list(dict.fromkeys(keys))[:8]:
+        extra = f" ({num_text(carried[key])} bytes sent)" if carried is not None else ""
+        parts.append(f"{key}{extra}")
+    more = keys.nunique() - len(parts)
+    return ", ".join(parts) + (f" and {more} more" if more > 0 else "")
+
+
+def _one_connection(df: pd.DataFrame, fmt: str) -> tuple[pd.DataFrame, list, list]:
+    keys = _ends(df)
+    if keys.nunique() <= 1:
+        return df, [], []
+    carried = _carried(df)
+    if carried is not None:
+        ranked = carried.sort_values(ascending=False)
+        top, second = float(ranked.iloc[0]), float(ranked.iloc[1])
+        if top > 0 and top >= DATA_SHARE * second:
+            key = ranked.index[0]
+            out = df[keys == key]
+            out.attrs.update(df.attrs)
+            note = (f"connection {key}: the one that carried the data ({num_text(top)} bytes; the file holds "
+                    f"{len(ranked)} connections, the others at most {num_text(second)} bytes)")
+            return out, [note], ["connection"]
+    raise Fail("connection", "(none)", f"this {fmt} file holds {keys.nunique()} connections: {_listing(df)}; "
+                                       "name one with connection = \"ip:port\" (or \":port\")")
+
+
+def _data_direction(df: pd.DataFrame) -> tuple[pd.DataFrame, list]:
+    """tcp_probe logs both ends of a connection: keep the samples of the socket that sent the
+    data (its ``snd_una`` advances by the bytes acknowledged; the other end's barely moves)."""
+    if df.attrs.get("format") != "tcp_probe" or "snd_una" not in df.columns:
+        return df, []
+    by = _acked(df, df["src"].astype(str))
+    if len(by) < 2 or by.max() <= 0:
+        return df, []
+    sender = by.idxmax()
+    out = df[df["src"].astype(str) == sender]
+    out.attrs.update(df.attrs)
+    return out, [f"the data sender's samples (src {sender}); the acknowledging end's are left out"]
+
+
+# --- tc qdiscs -------------------------------------------------------------------------------------------
+
+def _qdisc_names(df: pd.DataFrame) -> pd.Series:
+    return df["dev"].astype(str).where(df["dev"].astype(str) != "", "?") + " " + df["kind"].astype(str) + " " \
+        + df["handle"].astype(str)
+
+
+def _one_qdisc(df: pd.DataFrame, wanted: str | None) -> tuple[pd.DataFrame, list, list]:
+    if "object" in df.columns and (df["object"] == "qdisc").any():
+        df = df[df["object"] == "qdisc"]
+    names = _qdisc_names(df)
+    if wanted is not None:
+        w = wanted.strip()
+        ids = {"root": df["parent"].astype(str) == "root"}
+        hit = ((df["kind"].astype(str) == w) | (df["handle"].astype(str) == w) | (df["dev"].astype(str) == w)
+               | ((df["kind"].astype(str) + " " + df["handle"].astype(str)) == w)
+               | ((df["dev"].astype(str) + " " + df["handle"].astype(str)) == w) | ids.get(w, False))
+        picked = names[hit]
+        if not len(picked):
+            raise Fail("qdisc", wanted, f"no qdisc of this file matches; it holds {', '.join(dict.fromkeys(names))}")
+        if picked.nunique() > 1:
+            raise Fail("qdisc", wanted, f"matches {picked.nunique()} qdiscs ({', '.join(dict.fromkeys(picked))}); "
+                                        "name one by its handle (\"10:\") or \"dev handle\"")
+        return df[hit], [], []
+    if names.nunique() <= 1:
+        return df, [], []
+    roots = names[df["parent"].astype(str) == "root"]
+    if roots.nunique() == 1:
+        name = roots.iloc[0]
+        note = (f"qdisc {name.strip()} (the root: its backlog counts every packet queued on the device; the file "
+                f"holds {names.nunique()} qdiscs per sample: {', '.join(dict.fromkeys(names))})")
+        return df[names == name], [note], ["qdisc"]
+    raise Fail("qdisc", "(none)", f"this file holds {names.nunique()} qdiscs per sample "
+                                  f"({', '.join(list(dict.fromkeys(names))[:8])}); name one with qdisc = "
+                                  "\"<handle>\" (e.g. \"10:\") or its kind")
+
+
+# --- any other sampled log -------------------------------------------------------------------------------
+
+_COLUMN = {"goodput": "rate_bps", "loss": "loss", "rtt": "rtt_s", "rtt_min": "rtt_s", "queue": "backlog_packets"}
+
+
+def sampled_series(df: pd.DataFrame, entry: dict, fmt: str) -> Series:
+    metric = entry["metric"]
+    notes, chosen = [], []
+    origin = df.attrs.get("time_origin_s")
+    if fmt in ("ss", "tcp_probe") and "src" in df.columns:
+        if "connection" in entry:
+            df = pick_connection(df, entry["connection"])
+        else:
+            df, more, keys = _one_connection(df, fmt)
+            notes += more
+            chosen += keys
+        df, more = _data_direction(df)
+        notes += more
+    elif "connection" in entry:
+        df = pick_connection(df, entry["connection"])
+    if fmt == "tc_qdisc" and {"kind", "handle", "dev", "parent"} <= set(df.columns):
+        if metric != "queue":
+            raise Fail("metric", metric, "a tc file gives the queue (metric = \"queue\") only")
+        df, more, keys = _one_qdisc(df, entry.get("qdisc"))
+        notes += more
+        chosen += keys
+    elif "qdisc" in entry:
+        raise Fail("qdisc", entry["qdisc"], f"qdisc picks one qdisc of a tc -s qdisc file; this is a {fmt} file")
+    col = _COLUMN.get(metric) or ("cwnd_segments" if "cwnd_segments" in df.columns else "cwnd_bytes")
+    lost = total = None
+    if metric == "loss" and {"lost_packets", "packets"} <= set(df.columns) and df["lost_packets"].notna().any():
+        d = df[df["packets"].notna()]
+        lost, total = d["lost_packets"].to_numpy(float), d["packets"].to_numpy(float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            values = np.where(total > 0, lost / total, np.nan)
+    else:
+        if col not in df.columns or df[col].notna().sum() == 0:
+            have = [c for c in ("rate_bps", "loss", "rtt_s", "cwnd_segments", "cwnd_bytes", "backlog_packets")
+                    if c in df.columns]
+            raise Fail("metric", metric, f"this {fmt} file has no {col} column (it has: {', '.join(have) or 'none'}); "
+                                         "is it the right file?")
+        d = df[df[col].notna()]
+        values = d[col].to_numpy(float)
+    if "time_s" in d.columns and d["time_s"].notna().all() and len(d):
+        t = d["time_s"].to_numpy(float)
+        if origin is None or not math.isfinite(origin) or origin > t[0]:
+            origin = float(df["time_s"].min()) if df["time_s"].notna().any() else t[0]
+            from_what = "its first sample"
+        else:
+            from_what = "its first stamp line"
+        t = t - origin
+        kind = "s"
+        if fmt in ("ss",) and from_what == "its first stamp line" and t[0] > 0:
+            notes.append(f"time from the file's first stamp line (its first socket at {num_text(round(t[0], 3))} s)")
+    elif "seq" in d.columns:
+        t, kind = d["seq"].to_numpy(float), "seq"
+    else:
+        t, kind = np.arange(len(d), dtype=float), "sample"
+    idle = "queue" if metric == "queue" else None
+    s = Series(t, t, values, kind, lost=lost, total=total, idle=idle, notes=notes)
+    return _with_chosen(s, chosen)
