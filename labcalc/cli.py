@@ -5,7 +5,7 @@ Subcommands::
     labcalc answers lab5 [--accounting wire|tc|frame|ip] [--csv] [--variant SEED | --student ID --salt S]
     labcalc solve SCENARIO.toml --fairness maxmin|proportional|alpha=A|reno|fifo [--variant V]
     labcalc convert FILE -o OUT.csv [--format FORMAT]
-    labcalc measurements build MANIFEST -o TABLE.csv
+    labcalc measurements build MANIFEST -o TABLE.csv [--allow-outside]
     labcalc grade lab5 ANSWERS.csv -o GRADES.csv [--report REPORT.html] [--feedback FEEDBACK.csv]
                   [--problems PROBLEMS.csv] [--salt S] [--lms moodle-en|moodle-fr|moodle-de]
     labcalc export lab5 --format moodle-xml|gift [--variants N] [--first-seed S] [--lms moodle-en] [-o QUIZ]
@@ -86,6 +86,9 @@ def _build_parser() -> argparse.ArgumentParser:
     p_build = meas_sub.add_parser("build", help="read the raw files a manifest names and write the tidy CSV")
     p_build.add_argument("manifest", help="manifest TOML ([[measurement]] tables), or a folder holding one")
     p_build.add_argument("-o", "--output", required=True, help="CSV file to write ('-' for standard output)")
+    p_build.add_argument("--allow-outside", action="store_true",
+                         help="let the manifest read files outside its own folder (by default it reads only the "
+                              "files in its folder and below: a grader builds students' manifests)")
 
     p_grade = sub.add_parser("grade", help="grade a class's answers file (CSV: student, question, answer[, variant])")
     p_grade.add_argument("lab", help="lab name, e.g. lab5")
@@ -296,7 +299,7 @@ def _short_number(v) -> str:
 def _measurements(args) -> int:
     from labcalc.measure.manifest import build_manifest, write_measurements
 
-    table = build_manifest(args.manifest)
+    table = build_manifest(args.manifest, allow_outside=args.allow_outside)
     write_measurements(table, args.output)
     if args.output != "-":
         print(f"wrote {args.output} ({len(table)} measurements)")

@@ -43,11 +43,18 @@ def test_compare_verdicts_and_threshold():
                  ("rtt", 0.3, 0.37, "s")], rtol=0.05)
     assert t.loc["goodput", "verdict"] == "close"
     assert t.loc["goodput", "rel_error"] == pytest.approx(0.04)
-    assert t.loc["loss", "verdict"] == "close"          # 2.6 points < 5 points
-    assert math.isnan(t.loc["loss", "rel_error"])
     assert t.loc["rtt", "verdict"] == "off"
     assert t.loc["rtt", "measured"] == pytest.approx(370)
     assert t.attrs["rtol"] == 0.05
+    # a loss is close when it is within rtol of the prediction, as any value: 3.58 % measured
+    # against 6.2 % predicted is 42 % off (it was "close" at 5 absolute points)
+    assert t.loc["loss", "verdict"] == "off"
+    assert t.loc["loss", "rel_error"] == pytest.approx((0.0358 - 0.062) / 0.062)
+    t = compare([("4.03 vs 0.20", 0.0403, 0.0020, "1"), ("4.03 vs 4.2", 0.0403, 0.042, "1"),
+                 ("4.03 vs 4.3", 0.0403, 0.043, "1"), ("0 vs 0.05 %", 0.0, 0.0005, "1"),
+                 ("0 vs 0.2 %", 0.0, 0.002, "1")], rtol=0.05)
+    # 4.2/4.03 - 1 = 4.2 %, 4.3/4.03 - 1 = 6.7 %; a predicted 0 meets a count's resolution (0.1 point)
+    assert t.verdict.tolist() == ["off", "close", "off", "close", "off"]
 
 
 def test_compare_lab5_udp_goodput_with_both_accountings():

@@ -168,7 +168,7 @@ def _read_rows(source, name: str):
     return header, records, lines, notes, delimiter
 
 
-def load_measurements(source, quiet: bool = False):
+def load_measurements(source, quiet: bool = False, allow_outside: bool = False):
     """Read one or more tidy measurement CSV files.
 
     The reader forgives what a hand-written file often has: spaces around the commas
@@ -194,6 +194,10 @@ def load_measurements(source, quiet: bool = False):
         provenance columns (``source``, ``window_s``, ``n_samples``...) are kept.
     quiet : bool, default False
         Do not print the notes (repeated rows, a file decoded as cp1252).
+    allow_outside : bool, default False
+        Let a manifest read files outside its own folder (see
+        :func:`labcalc.measure.build_manifest`); by default it reads only the files in its
+        folder and below it.
 
     Returns
     -------
@@ -255,7 +259,7 @@ def load_measurements(source, quiet: bool = False):
         try:
             manifest = find_manifest(source)
             if manifest is not None:
-                built = build_manifest(manifest)
+                built = build_manifest(manifest, allow_outside=allow_outside)
                 buf = io.StringIO()
                 write_measurements(built, buf)
                 buf.seek(0)
@@ -267,7 +271,7 @@ def load_measurements(source, quiet: bool = False):
         except ManifestError as exc:
             raise MeasurementError(str(exc)) from None
     if isinstance(source, (list, tuple)):
-        frames = [load_measurements(s, quiet=quiet) for s in source]
+        frames = [load_measurements(s, quiet=quiet, allow_outside=allow_outside) for s in source]
         files = [f for frame in frames for f in frame.attrs.get("files", [])]
         if not frames:
             df = pd.DataFrame(columns=[*FILE_COLUMNS, "value_base", "base_unit", "file", "row"])

@@ -88,12 +88,16 @@ def evaluate(df: pd.DataFrame, entry: dict, shared: dict | None = None) -> Part:
 
 def _iperf(df: pd.DataFrame, entry: dict, shared: dict | None, fmt: str) -> Part:
     metric, stat, side = entry["metric"], entry["stat"], entry.get("side")
-    if "direction" in df.columns and df["direction"].astype(str).replace("nan", "").nunique() > 1 \
-            and metric in _WANTED:
-        raise Fail("file", entry.get("_name", "?"), "a --bidir run: both directions' rates are in this file; record "
-                                                    "each direction as its own test (or use the other end's file)")
+    if metric in _WANTED and _both_directions(df):
+        raise Fail("file", entry.get("_name", "?"), "both directions' rates are in this file (--bidir, --full-duplex, "
+                                                    "-d or -r); record each direction as its own test")
     udp = is_udp(df)
     figures = end_of_test(df)
+    tests = _iperf2_tests(df, figures) if fmt == "iperf" else 1
+    if tests > 1:
+        raise Fail("file", entry.get("_name", "?"), f"holds {tests} {fmt} tests (runs appended to one file, or a "
+                                                    "server left running); keep one test per file, or the rows "
+                                                    "would mix them")
     counted = (("lost_packets" in df.columns and df["lost_packets"].notna().any())
                or any(math.isfinite(f["lost_packets"]) for f in figures))
     if metric == "loss" and not counted and udp is not True:
@@ -116,7 +120,7 @@ def _iperf(df: pd.DataFrame, entry: dict, shared: dict | None, fmt: str) -> Part
         want = side
     whole = shared is not None and shared.get("whole")
     if stat == "summary" or (whole and metric in ("loss",) and _has(figures, "receiver", "loss")):
-        part = _iperf_summary(figures, metric, want, fmt, entry)
+        part = _iperf_summary(figures, metric, want, fmt, entry, udp)
         if whole and stat != "summary":
             part.window_from += f" (the whole test, as {shared['of']})"
         return part
@@ -126,11 +130,18 @@ def _iperf(df: pd.DataFrame, entry: dict, shared: dict | None, fmt: str) -> Part
     so = server_intervals(df)
     if so is not None:
         views.append((so, interval_end(so), "the server's intervals (--get-server-output)"))
+    explicit = _explicit(entry, "window_s") or _explicit(entry, "stat")
     for view, end, label in views:
         if end == want:
             s = _interval_series(view, metric, fmt, entry)
             if metric == "loss" and s.lost is None:
                 continue
+            n = int(np.isfinite(s.values).sum())
+            if n < MIN_SAMPLES and not explicit and shared is None and _has(figures, want, metric):
+                # no -i: the file's only line per stream is its whole-test line
+                part = _iperf_summary(figures, metric, want, fmt, entry, udp)
+                part.window_from += f" (whole test: the file has {n} interval line(s); iperf -i 1 prints one a second)"
+                return part
             if label:
                 s.notes.append(label)
             part = _finish(view, entry, shared, fmt, s)
@@ -138,6 +149,45 @@ def _iperf(df: pd.DataFrame, entry: dict, shared: dict | None, fmt: str) -> Part
             return part
     ends = {end for _, end, _ in views}
     return _iperf_no_intervals(df, entry, figures, metric, want, fmt, ends, udp)
+
+
+def _both_directions(df: pd.DataFrame) -> bool:
+    """Whether the rows carry data both ways (iperf3 --bidir, iperf 2 --full-duplex / -d / -r)."""
+    if "direction" in df.columns and df["direction"].astype(str).replace("nan", "").nunique() > 1:
+        return True
+    if df.attrs.get("side") == "dual":
+        return True
+    if {"src", "dst"} <= set(df.columns):
+        pairs = set(zip(df["src"].astype(str), df["dst"].astype(str)))
+        return any((b, a) in pairs for a, b in pairs if a != b)
+    return False
+
+
+def _iperf2_tests(df: pd.DataFrame, figures: list) -> int:
+    """How many tests an iperf 2 printout holds (its reader does not count them).
+
+    Per stream ID, its whole-test lines (the printing end's, not the receiver's reports a
+    client prints) or, without them, its lines that start at 0 (without ``-i`` a stream's
+    only line is its whole-test line): more than one is a second test under the same ID.
+    Parallel streams come with a ``[SUM]``; several streams without one are connections
+    run one after the other (a server log), each a test.
+    """
+    if df.attrs.get("side") not in ("client", "server") or _both_directions(df):
+        return 1  # -d / -r / --full-duplex: both directions (refused for rates on their own)
+    local = [f for f in figures if "end-of-test line" in f["line"] and not f["line"].startswith("Server Report")
+             and "its only line" not in f["line"]]
+    per: dict = {}
+    for f in local:
+        per[f["stream"]] = per.get(f["stream"], 0) + 1
+    if {"stream", "start_s"} <= set(df.columns) and len(df):
+        zero = df[df["start_s"] == 0.0]["stream"].astype(str).value_counts()
+        for stream, n in zero.items():
+            per.setdefault(stream, int(n))
+    if not per:
+        return 1
+    if "SUM" in per:
+        return max(per.values())
+    return max(len(per), max(per.values()))
 
 
 def _has(figures: list, end: str, metric: str) -> bool:
@@ -159,15 +209,17 @@ def _iperf_no_intervals(df, entry, figures, metric, want, fmt, ends, udp) -> Par
     windowed = _explicit(entry, "window_s") or _explicit(entry, "stat") or "window_seq" in entry
     if metric == "loss":
         if _has(figures, "receiver", "loss") and not windowed:
-            part = _iperf_summary(figures, metric, want, fmt, entry)
+            part = _iperf_summary(figures, metric, want, fmt, entry, udp)
             part.window_from += " (whole test: this file's intervals carry no lost/total)"
             part.notes.append("the loss is over the whole test: only the end-of-test line counts lost/total here")
             return part
-        step = ("remove window_s and set stat = \"summary\" (the receiver's end-of-test line, whole test)"
-                if _has(figures, "receiver", "loss") else "use the receiver's (server's) printout")
+        if _has(figures, "receiver", "loss"):
+            step = ("use stat = \"summary\" without window_s (the receiver's end-of-test line: the whole test), or "
+                    "the receiver's (server's) printout for a window")
+        else:
+            step = "the receiver's lost/total are in the receiver's (server's) printout"
         raise Fail("window_s" if _explicit(entry, "window_s") else "stat", entry.get("window_s", entry["stat"]),
-                   f"{who}, which count no lost/total per interval; for a loss over a window use the receiver's "
-                   f"(server's) printout; otherwise {step}")
+                   f"{who}, which count no lost/total per interval; {step}")
     if metric == "goodput":
         steps = []
         if _has(figures, want, "goodput"):
@@ -188,7 +240,8 @@ def _iperf_no_intervals(df, entry, figures, metric, want, fmt, ends, udp) -> Par
     raise Fail("metric", metric, f"{who}; the offered rate is the sender's: use {step}")
 
 
-def _iperf_summary(figures: list, metric: str, want: str | None, fmt: str, entry: dict) -> Part:
+def _iperf_summary(figures: list, metric: str, want: str | None, fmt: str, entry: dict,
+                   udp: bool | None = None) -> Part:
     if metric in ("rtt", "rtt_min"):
         key = "rtt_s" if metric == "rtt" else "rtt_min_s"
         rows = [f for f in figures if f["end"] == "sender" and math.isfinite(f[key])]
@@ -200,7 +253,7 @@ def _iperf_summary(figures: list, metric: str, want: str | None, fmt: str, entry
         value = float(np.mean(vals)) if metric == "rtt" else float(np.min(vals))
         how = "sender's end-of-test block" + (f" ({'mean' if metric == 'rtt' else 'smallest'} of {len(vals)} streams)"
                                               if len(vals) > 1 else "")
-        return Part(value, len(vals), fmt, "sender", UNITS[metric], None, how, stat="summary")
+        return Part(value, len(vals), fmt, "", UNITS[metric], None, how, stat="summary")
     rows = [f for f in figures if f["end"] == want]
     local = [f for f in rows if not f["line"].startswith("server output: ")] or rows
     if metric == "loss":
@@ -210,6 +263,10 @@ def _iperf_summary(figures: list, metric: str, want: str | None, fmt: str, entry
     if not local:
         other = "sender" if want == "receiver" else "receiver"
         if metric == "loss":
+            if udp:
+                raise Fail("stat", "summary", f"this {fmt} file holds no receiver's lost/total (a UDP client's "
+                                              "printout without the server's report; iperf 2.1 -y C prints none): "
+                                              "use the receiver's (server's) printout")
             if not any(math.isfinite(f["packets"]) for f in figures):
                 raise Fail("metric", metric, f"this {fmt} run has no lost/total counters (a TCP run?): it cannot "
                                              "give a loss")
@@ -401,4 +458,8 @@ def window_text(part: Part) -> str:
     w = part.window
     if w is None or w.kind in ("seq", "sample") or not (math.isfinite(w.lo) and math.isfinite(w.hi)):
         return ""
+    if w.kind == "s" and w.how != "manifest":
+        # instants found by labcalc: shown to the millisecond, widened so that the text keeps
+        # the same samples inside
+        return f"{num_text(math.floor(w.lo * 1e3) / 1e3)}-{num_text(math.ceil(w.hi * 1e3) / 1e3)}"
     return f"{num_text(w.lo)}-{num_text(w.hi)}"

@@ -244,8 +244,8 @@ def _data_direction(df: pd.DataFrame) -> tuple[pd.DataFrame, list]:
 # --- tc qdiscs -------------------------------------------------------------------------------------------
 
 def _qdisc_names(df: pd.DataFrame) -> pd.Series:
-    return df["dev"].astype(str).where(df["dev"].astype(str) != "", "?") + " " + df["kind"].astype(str) + " " \
-        + df["handle"].astype(str)
+    dev = df["dev"].astype(str)
+    return (dev + " ").where(dev != "", "") + df["kind"].astype(str) + " " + df["handle"].astype(str)
 
 
 def _one_qdisc(df: pd.DataFrame, wanted: str | None) -> tuple[pd.DataFrame, list, list]:

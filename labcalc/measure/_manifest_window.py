@@ -111,17 +111,31 @@ def _idle_span(values: np.ndarray, idle: str) -> tuple[int, int, str] | None:
     return first, last, rule
 
 
-def _mser(values: np.ndarray, keep: np.ndarray):
+#: Fewer finite samples than this: no warm-up search (MSER needs a few batches after it)
+MSER_MIN = 8
+
+
+def _mser(values: np.ndarray, keep: np.ndarray) -> tuple[int, str]:
+    """(index of the first steady sample, how it was found) by MSER over the kept samples."""
     from labcalc.measure import steady_state
 
     n = len(values)
     finite = keep & np.isfinite(values)
-    if finite.sum() < 4:
-        raise Fail("window_s", "(default)", f"the file has only {int(finite.sum())} sample(s) here: too few for "
-                                            "steady_state to find a steady window (4 needed); give window_s = [start, end]")
-    m = 5 if finite.sum() >= 20 else max(1, int(finite.sum()) // 4)
-    ss = steady_state(pd.Series(values[finite], index=np.arange(n)[finite]), batch_size=m)
-    return ss
+    k = int(finite.sum())
+    if k < MIN_SAMPLES:
+        raise Fail("window_s", "(default)", f"the file has only {k} sample(s) here (at least {MIN_SAMPLES} are "
+                                            "needed for a mean over a window)")
+    first_kept = int(np.flatnonzero(finite)[0])
+    if k < MSER_MIN:
+        return first_kept, (f"all {k} samples (not reliable: too few for steady_state to find a warm-up; record a "
+                            "longer run or give window_s)")
+    m = 5 if k >= 20 else max(1, k // 4)
+    try:
+        ss = steady_state(pd.Series(values[finite], index=np.arange(n)[finite]), batch_size=m)
+    except ValueError as exc:  # too few values left for its batch means: keep them all
+        return first_kept, f"all {k} samples (not reliable: {str(exc).split(': ', 1)[-1]})"
+    how = "steady_state" if ss.reliable else f"steady_state (not reliable: {ss.note.split(': ')[-1].split(' (')[0]})"
+    return int(ss.truncated_at), how
 
 
 def pick(s: Series, entry: dict, shared: dict | None = None) -> Window:
@@ -161,15 +175,13 @@ def pick(s: Series, entry: dict, shared: dict | None = None) -> Window:
             keep[:first] = False
             keep[last + 1:] = False
             trimmed = f" after leaving out {first + n - 1 - last} idle sample(s) at the ends ({rule})"
-    ss = _mser(s.values, keep)
-    first = int(ss.truncated_at)
+    first, how = _mser(s.values, keep)
     mask = keep.copy()
     mask[:first] = False
     mask &= np.isfinite(s.values)
     if mask.sum() < MIN_SAMPLES:
         raise Fail("window_s", "(default)", f"steady_state kept only {int(mask.sum())} sample(s) (at least "
                                             f"{MIN_SAMPLES} are needed); the run is too short: give window_s")
-    how = "steady_state" if ss.reliable else f"steady_state (not reliable: {ss.note.split(': ')[-1].split(' (')[0]})"
     idx = np.flatnonzero(mask)
     return Window(float(s.start[idx[0]]), float(np.max(s.end[mask])), how + trimmed, mask, s.kind)
 

@@ -59,7 +59,7 @@ def _from_json(summary: list, side: str | None, source: str) -> list[dict]:
             if role == "sum_sent":
                 fig["lost_packets"] = math.nan  # the sender counts no loss (iperf3 writes 0)
             out.append(fig)
-        elif role in ("sender", "receiver") and not has_sums:
+        elif role in ("sender", "receiver"):  # per stream (TCP); the sender's carries its RTTs
             out.append(_figure(s, role, f"{source}end.streams[].{role}"))
         elif role == "sum" and not has_sums:
             # iperf3 before 3.1 (UDP): one block per test. On the client, bytes and rate are
