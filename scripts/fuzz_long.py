@@ -19,6 +19,9 @@ Inputs: ``parse_quantity``, ``grading.check``, one poisoned cell in a class's an
 mutated measurement CSVs and mutated scenario files (tests/test_fuzz_inputs.py); unit
 spellings against the grammar's documented rules, with pint handed only names the grammar
 decided (tests/test_fuzz_units.py).
+Manifest: hostile manifests (names with NUL or newlines, 5,000-character names, symlink
+loops, files outside the folder, the same file twice, huge windows, losses combined) and
+any file content under every format (tests/test_fuzz_manifest.py).
 """
 
 from __future__ import annotations
@@ -57,14 +60,13 @@ def fuzz_readers(n: int) -> int:
     return failures
 
 
-def fuzz_inputs(n: int) -> int:
+def fuzz_inputs(n: int, modules=("tests.test_fuzz_inputs", "tests.test_fuzz_units")) -> int:
+    import importlib
+
     from hypothesis import HealthCheck, settings
 
-    import tests.test_fuzz_inputs
-    import tests.test_fuzz_units
-
     failures = 0
-    suites = (tests.test_fuzz_inputs, tests.test_fuzz_units)
+    suites = [importlib.import_module(m) for m in modules]
     for t, name in [(t, name) for t in suites for name in sorted(dir(t))]:
         test = getattr(t, name)
         if not (name.startswith("test_") and hasattr(test, "hypothesis")):
@@ -91,13 +93,15 @@ def fuzz_inputs(n: int) -> int:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-n", type=int, default=5000, help="examples per target (default 5000)")
-    parser.add_argument("--only", choices=["readers", "inputs"], help="one of the two suites")
+    parser.add_argument("--only", choices=["readers", "inputs", "manifest"], help="one of the three suites")
     args = parser.parse_args(argv)
     failures = 0
     if args.only in (None, "readers"):
         failures += fuzz_readers(args.n)
     if args.only in (None, "inputs"):
         failures += fuzz_inputs(args.n)
+    if args.only in (None, "manifest"):
+        failures += fuzz_inputs(args.n, ("tests.test_fuzz_manifest",))
     print(f"{failures} failing target(s)" if failures else "no failure")
     return 1 if failures else 0
 

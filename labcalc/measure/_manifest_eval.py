@@ -137,6 +137,11 @@ def _iperf(df: pd.DataFrame, entry: dict, shared: dict | None, fmt: str) -> Part
             if metric == "loss" and s.lost is None:
                 continue
             n = int(np.isfinite(s.values).sum())
+            if n < MIN_SAMPLES and explicit and _has(figures, want, metric):
+                raise Fail("window_s" if _explicit(entry, "window_s") else "stat",
+                           entry.get("window_s", entry["stat"]),
+                           f"the file has {n} interval line(s) (iperf without -i): too few for a window; remove "
+                           "window_s and stat to take its end-of-test line (the whole test), or record with -i 1")
             if n < MIN_SAMPLES and not explicit and shared is None and _has(figures, want, metric):
                 # no -i: the file's only line per stream is its whole-test line
                 part = _iperf_summary(figures, metric, want, fmt, entry, udp)
@@ -158,7 +163,8 @@ def _both_directions(df: pd.DataFrame) -> bool:
     if df.attrs.get("side") == "dual":
         return True
     if {"src", "dst"} <= set(df.columns):
-        pairs = set(zip(df["src"].astype(str), df["dst"].astype(str)))
+        named = df[df["src"].notna() & df["dst"].notna()]
+        pairs = set(zip(named["src"].astype(str), named["dst"].astype(str)))
         return any((b, a) in pairs for a, b in pairs if a != b)
     return False
 

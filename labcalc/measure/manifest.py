@@ -112,11 +112,13 @@ from __future__ import annotations
 import math
 import os
 import tomllib
+import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from ._common import MalformedLinesWarning
 from ._manifest_eval import CWND_BYTES_UNIT, UNITS, Part, evaluate, window_text
 from ._manifest_files import MAX_QUOTE_CHARS, PathProblem, one_line, resolve_file, show
 from ._manifest_table import table_rows
@@ -500,13 +502,22 @@ def _part(manifest: Path, e: dict, fp: Path, shared: dict | None, cache: dict) -
         # and the loss of one server printout) is parsed once
         if (fp, fmt_asked) not in cache:
             try:
-                cache[(fp, fmt_asked)] = _read(fp, fmt_asked)
+                with warnings.catch_warnings():
+                    # the lines a reader skipped are named in the row's note instead
+                    warnings.simplefilter("ignore", MalformedLinesWarning)
+                    cache[(fp, fmt_asked)] = _read(fp, fmt_asked)
             except (Fail, ValueError, OSError) as exc:
                 cache[(fp, fmt_asked)] = exc
         df = cache[(fp, fmt_asked)]
         if isinstance(df, Exception):
             raise df
-        return evaluate(df, dict(e, _name=fp.name), shared)
+        part = evaluate(df, dict(e, _name=fp.name), shared)
+        bad = df.attrs.get("malformed") or {}
+        if bad.get("count"):
+            lines = ", ".join(str(x) for x in bad.get("lines", [])[:5])
+            part.notes.append(f"{one_line(fp.name)}: {bad['count']} line(s) not understood and skipped (line {lines}"
+                              f"{', ...' if bad['count'] > 5 else ''})")
+        return part
     except Fail as f:
         extra = ""
         if shared is not None and f.key in ("window_s",):
