@@ -133,7 +133,9 @@ def test_notebook_gives_the_same_checked_outputs_from_a_manifest(name, tmp_path)
     folder = tmp_path / "mine"
     folder.mkdir()
     manifest = folder / "manifest.toml"
-    manifest.write_text(f'[[table]]\nfile = "{tidy.as_posix()}"\n', encoding="utf-8")
+    # a manifest reads the files of its own folder (and below): the table sits beside it
+    (folder / tidy.name).write_bytes(tidy.read_bytes())
+    manifest.write_text(f'[[table]]\nfile = "{tidy.name}"\n', encoding="utf-8")
     # the notebooks open other files as ../data/...: a stand-in folder next to a link to data/
     work = tmp_path / "notebooks"
     work.mkdir()

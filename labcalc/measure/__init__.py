@@ -19,6 +19,7 @@ One reader per tool, each returning one row per observation with columns in base
 :func:`read`            any of the above, format recognised from the content
 :func:`convert`         read, then write a tidy CSV (``labcalc convert``)
 :func:`build_manifest`  a manifest of raw files -> the comparison table (``labcalc measurements``)
+:func:`end_of_test`     every end-of-test figure of an iperf printout, named by the end that measured it
 ======================  =====================================================================
 
 Analysis: :func:`steady_state` (MSER-5 warm-up removal, batch-means confidence interval),
@@ -65,6 +66,8 @@ _LAZY = {
     "queue_occupancy": "analysis",
     "read_manifest": "manifest",
     "build_manifest": "manifest",
+    "end_of_test": "endtest",
+    "interval_end": "endtest",
 }
 
 __all__ = sorted(_LAZY) + ["MalformedLinesWarning", "MeasurementFormatError", "ToolErrorWarning"]

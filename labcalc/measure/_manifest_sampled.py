@@ -51,17 +51,15 @@ def ping_times(df: pd.DataFrame) -> tuple[np.ndarray | None, str]:
         return None, "no times: ping without -D, and no statistics line to derive them from"
     if tx < 2 or len(seq) < 2 or np.any(np.diff(seq) <= 0):
         return None, "no times: ping without -D, and its icmp_seq numbers do not count up once"
-    last = float(seq[0]) + tx - 1
-    answered = np.flatnonzero(seq == seq.max())
-    if seq.max() < last or not len(answered) or not np.isfinite(rtt[answered[-1]]):
-        return None, ("no times: ping without -D whose last ping got no reply (its statistics time then holds a "
-                      "wait, not the interval)")
-    interval = (time_s - rtt[answered[-1]]) / (tx - 1)
+    # iputils numbers its pings from 1: the last one sent is number `tx`
+    answered_last = seq.max() >= tx and np.isfinite(rtt[int(np.argmax(seq))])
+    interval = (time_s - (rtt[int(np.argmax(seq))] if answered_last else 0.0)) / (tx - 1)
     if not interval > 0:
         return None, "no times: ping without -D, and its statistics time is too short to derive the interval"
     times = (seq - seq[0]) * interval + np.nan_to_num(rtt, nan=0.0) - (0.0 if not np.isfinite(rtt[0]) else rtt[0])
+    less = "less the last reply's RTT" if answered_last else "the last ping got no reply: a little long"
     how = (f"times derived: icmp_seq x {num_text(round(interval * 1e3, 3))} ms (the interval: {int(tx)} pings in "
-           f"{num_text(round(time_s * 1e3, 3))} ms less the last reply's RTT), plus each reply's RTT")
+           f"{num_text(round(time_s * 1e3, 3))} ms, {less}), plus each reply's RTT")
     return times, how
 
 
