@@ -273,3 +273,16 @@ def test_pooled_loss_is_lost_over_total(tmp_path, a, b, lost_a, lost_b):
     want = (lost_a + lost_b) / (a + b) if a + b else 0.0
     assert out.value[0] == pytest.approx(want, rel=1e-9, abs=1e-12)
     assert 0.0 <= out.value[0] <= 1.0
+
+
+def test_a_table_entry_quotes_only_a_short_excerpt_of_a_cell(tmp_path):
+    """A [[table]] CSV is a file of the manifest too: its bad cells are quoted cut short."""
+    d = _folder(tmp_path)
+    (d / "t.csv").write_text("question,scenario,flow,metric,value,unit\nQ1,S,f,goodput,1," + "Z" * 5000 + "\n"
+                             "Q2,S,f," + "m" * 3000 + ",1,bit/s\n")
+    (d / "m.toml").write_text('[[table]]\nfile = "t.csv"\n')
+    with pytest.raises(MeasurementError) as info:
+        load_measurements(d / "m.toml")
+    msg = str(info.value)
+    assert "column 'unit'" in msg and "line 2 of t.csv" in msg and "Z" * 70 in msg
+    assert "Z" * (MAX_QUOTE + 1) not in msg and "\n" not in msg and len(msg) < 600

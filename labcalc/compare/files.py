@@ -45,9 +45,31 @@ _METRIC_WORDS = {
 
 
 class MeasurementError(ValueError):
-    """A measurement file is unreadable or a row is invalid (the message says where)."""
+    """A measurement file is unreadable or a row is invalid (the message says where).
+
+    The message is one line; it quotes a cell of the file at most ``MAX_QUOTE_CHARS``
+    characters long (a longer one is cut, ``...``).
+    """
 
     __module__ = "labcalc.compare"  # where users import it from, and how tracebacks name it
+
+    def __init__(self, message: str = ""):
+        super().__init__(_short_quotes(str(message)))
+
+
+#: Longest quotation of a file's cell in a message [characters].
+MAX_QUOTE_CHARS = 80
+
+
+def _q(value) -> str:
+    """A cell as a message quotes it: its repr, cut to MAX_QUOTE_CHARS characters."""
+    text = repr(value)
+    return text if len(text) <= MAX_QUOTE_CHARS else text[: MAX_QUOTE_CHARS - 4] + "...'"
+
+
+def _short_quotes(message: str) -> str:
+    """*message* on one line (the cells it quotes are cut by :func:`_q` where it is built)."""
+    return message.replace("\r", "\\r").replace("\n", "\\n")
 
 
 def metric_kind(metric: str):
@@ -317,7 +339,7 @@ def load_measurements(source, quiet: bool = False, allow_outside: bool = False):
     for row_number, value, unit, metric in zip(line_numbers, df["value"], df["unit"], df["metric"]):
         if re.fullmatch(r"[+-]?\d+,\d+", value):
             if delimiter == ",":  # quoted in a comma-separated file: the writer's slip, say so
-                raise MeasurementError(f"{name}, row {row_number}: value {value!r} has a decimal comma "
+                raise MeasurementError(f"{name}, row {row_number}: value {_q(value)} has a decimal comma "
                                        f"(column 'value'); write {value.replace(',', '.')}")
             # A semicolon- or tab-separated file (a European spreadsheet's export) writes every
             # value with a decimal comma: read it by the one grammar, as an answer is read
@@ -330,23 +352,23 @@ def load_measurements(source, quiet: bool = False, allow_outside: bool = False):
                 raise MeasurementError(f"{name}, row {row_number}, column 'value': "
                                        f"{str(exc).removeprefix('quantity: ')}") from None
         elif not _NUMBER.fullmatch(value):  # float() alone would take '0_964' as 964
-            raise MeasurementError(f"{name}, row {row_number}: value {value!r} is not a number (column 'value')")
+            raise MeasurementError(f"{name}, row {row_number}: value {_q(value)} is not a number (column 'value')")
         else:
             number = float(value)
         if not math.isfinite(number):
-            raise MeasurementError(f"{name}, row {row_number}: value {value!r} is not finite")
+            raise MeasurementError(f"{name}, row {row_number}: value {_q(value)} is not finite")
         kinds = metric_kind(metric)
         if unit == "":
             if kinds != ("1",):
                 hint = f"give its unit: {kind_text(kinds)}" if kinds else "give its unit (1 for a plain number)"
                 raise MeasurementError(
-                    f"{name}, row {row_number}, column 'unit': blank unit for metric {metric!r} (value {value}); {hint}")
+                    f"{name}, row {row_number}, column 'unit': blank unit for metric {_q(metric)} (value {value}); {hint}")
             base, base_unit = number, "1"
         elif unit == "1":
             base, base_unit = number, "1"
         elif _NUMBER.fullmatch(unit) or unit[:1].isdigit():
             raise MeasurementError(
-                f"{name}, row {row_number}, column 'unit': {unit!r} is a number, not a unit (value {value!r}); "
+                f"{name}, row {row_number}, column 'unit': {_q(unit)} is a number, not a unit (value {_q(value)}); "
                 f"a decimal comma splits a value in two: write {value}.{unit} or quote it")
         elif unit.lower() in ("segments", "segment", "segs", "seg"):
             base, base_unit = number, "packet"
@@ -357,21 +379,21 @@ def load_measurements(source, quiet: bool = False, allow_outside: bool = False):
                 # the grammar's own reason ("'Ms' would be megaseconds; write 'ms'...")
                 reason = str(exc).removeprefix("quantity: ")
                 raise MeasurementError(f"{name}, row {row_number}, column 'unit': cannot read unit "
-                                       f"{unit!r} (value {value}): {reason}") from None
+                                       f"{_q(unit)} (value {value}): {reason}") from None
             if kinds and base_unit not in kinds and not (base_unit == "1" and "packet" in kinds):
                 hint = ""
                 if "bit/s" in kinds and base_unit == "byte":
                     stem = unit[:-1] if unit.endswith("s") and unit[-2:-1].lower() in ("t", "e") else unit
                     hint = f"; did you mean {stem}/s?"
                 raise MeasurementError(
-                    f"{name}, row {row_number}, column 'unit': unit {unit!r} (value {value}) is "
-                    f"{KIND_NAMES.get(base_unit, base_unit)}, but metric {metric!r} is "
+                    f"{name}, row {row_number}, column 'unit': unit {_q(unit)} (value {value}) is "
+                    f"{KIND_NAMES.get(base_unit, base_unit)}, but metric {_q(metric)} is "
                     f"{kind_text(kinds)}{hint}")
         if base_unit == "1" and _is_loss(metric) and not 0.0 <= base <= 1.0:
             shown = f"{value} {unit}".strip()
             limits = "0 and 100 %" if unit == "%" else "0 and 1 (or give it in %)"
             raise MeasurementError(
-                f"{name}, row {row_number}, column 'value': {shown!r} is not a loss; metric {metric!r} "
+                f"{name}, row {row_number}, column 'value': {_q(shown)} is not a loss; metric {_q(metric)} "
                 f"must lie between {limits}")
         values.append(number)
         bases.append(base)
@@ -426,7 +448,7 @@ def rows_text(rows, path: str | None = None) -> str:
 
 def _key_text(key) -> str:
     question, scenario, flow, metric = key
-    return f"{question} (scenario {scenario!r}, flow {flow!r}, metric {metric!r})"
+    return f"{question} (scenario {_q(scenario)}, flow {_q(flow)}, metric {_q(metric)})"
 
 
 def _drop_repeated(df, path: str | None, quiet: bool):
