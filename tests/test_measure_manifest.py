@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 RAW = ROOT / "data" / "measurements" / "lab5" / "raw"
 
 _LINE = re.compile(r"^\[\s*\d+\]\s+(\d+\.\d+)-(\d+\.\d+)\s+sec\s+[\d.]+ \w?Bytes\s+([\d.]+) ([KMG]?)bits/sec"
-                   r"(?:\s+[\d.]+ ms\s+(\d+)/(\d+)\s+\([\d.]+%\))?\s*(receiver|sender)?\s*$")
+                   r"(?:\s+[\d.]+ ms\s+(\d+)/(\d+)\s+\([\d.]+%\))?(?:\s+\d+)?\s*(receiver|sender)?\s*$")
 _PREFIX = {"": 1.0, "K": 1e3, "M": 1e6, "G": 1e9}
 
 
@@ -151,11 +151,23 @@ def test_losses_and_summaries_match_a_hand_reading(table):
     assert row(table, "Q18", "B3", "h2_tcp", "rtt").value == pytest.approx(0.271344, rel=1e-9)
 
 
+def test_offered_rates_match_a_hand_reading_of_the_client_printouts(table):
+    """Issue 19 item 4: the UDP client's per-second rates (the sender's) are the offered rate."""
+    for q, scen, name, by_eye in (("Q1", "10 Mbit/s bottleneck", "q1_h1_udp_client.txt", 1.0e6),
+                                  ("Q6", "4.5 Mbit/s offered", "q6_h1_udp_client.txt", 4.5e6),
+                                  ("Q7", "10 Mbit/s offered", "q7_h1_udp_client.txt", 10.0e6)):
+        r = row(table, q, scen, "h1_udp", "offered_rate")
+        lo, hi = (float(x) for x in r.window_s.split("-"))
+        assert r.value == pytest.approx(hand_mean_rate(name, lo, hi), rel=1e-12)
+        assert r.value == pytest.approx(by_eye, rel=0.002)  # 9.99 / 10.0 Mbits/sec every second
+        assert (r.unit, r.side, r.source, r.reader) == ("bit/s", "sender", name, "iperf3")
+
+
 def test_committed_csv_is_what_the_manifest_builds(table, tmp_path):
     out = tmp_path / "m.csv"
     assert main(["measurements", "build", str(RAW), "-o", str(out)]) == 0
     assert out.read_text() == (RAW / "measured.csv").read_text()
-    assert "0000000" not in out.read_text()  # no float noise
+    assert not re.search(r"\.\d*(?:0{6,}|9{6,})\d", out.read_text())  # no float noise (0.23600000000000002)
 
 
 def test_manifest_folder_and_csv_load_the_same(table):
@@ -164,7 +176,7 @@ def test_manifest_folder_and_csv_load_the_same(table):
     by_csv = load_measurements(RAW / "measured.csv")
     for m in (by_folder, by_csv):
         assert list(m.value_base) == pytest.approx(list(by_manifest.value_base), rel=1e-9)
-    assert len(by_manifest) == len(table) == 33
+    assert len(by_manifest) == len(table) == 36
     loss = by_manifest[(by_manifest.question == "Q7") & (by_manifest.metric == "loss")]
     assert loss.base_unit.iloc[0] == "1" and 0.5 < loss.value_base.iloc[0] < 0.53
     assert {"source", "window_s", "n_samples", "stat", "side", "reader"} <= set(by_manifest.columns)
