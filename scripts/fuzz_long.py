@@ -1,6 +1,7 @@
 """A longer fuzzing campaign than `make test` can afford, with fresh random examples.
 
-`make test` runs the property suites (tests/test_fuzz_readers.py, tests/test_fuzz_inputs.py)
+`make test` runs the property suites (tests/test_fuzz_readers.py, tests/test_fuzz_inputs.py,
+tests/test_fuzz_units.py, tests/test_fuzz_manifest.py)
 derandomized, a few hundred examples per target, so that every run checks the same cases
 in a few seconds. Before a release, or after changing a reader or the grammar, run this
 script: it runs the same properties with N random examples each (new ones every time, no
