@@ -165,16 +165,12 @@ def _answers(args) -> int:
         seed = lab.variant_for(args.student, args.salt)
     params = None if seed is None else lab.variant(seed)
     df = lab.table(params, accounting=args.accounting)
-    if seed is not None:
-        df.insert(0, "id", [a.id for a in lab.ANSWERS])
+    # every row carries its answer id (Q13.1 ... Q13.12): the question alone repeats
+    df.insert(0, "id", [a.id for a in lab.ANSWERS])
     if args.csv:
-        cols = (["id"] if seed is not None else []) + ["question", "item", "value", "unit"]
-        df[cols].to_csv(sys.stdout, index=False)
+        df[["id", "question", "item", "value", "unit"]].to_csv(sys.stdout, index=False)
         return 0
-    shown = df[["question", "item", "value", "unit"]].copy()
-    if seed is not None:
-        shown.insert(0, "id", df["id"])
-        shown = shown.drop(columns="question")
+    shown = df[["id", "item", "value", "unit"]].copy()
     shown["value"] = [f"{v:.6g}" for v in df["value"]]
     # as the question asks it: a constant (Q19's c) is a plain number, not a percentage
     shown["reads"] = [format_quantity(v, u) if (u != "1" or a.display_unit == "%") else f"{v:.4g}"

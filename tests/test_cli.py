@@ -20,15 +20,21 @@ def test_answers_lab5_prints_every_theory_answer(capsys):
     assert code == 0
     for q in ("Q3", "Q4", "Q8", "Q9", "Q13", "Q17", "Q20", "Q21", "Q22", "Q23", "Q24",
               "Q27", "Q29", "Q31", "Q35", "Q39", "Q40", "Q41", "Q44"):
-        assert f"\n{q} " in out or f" {q} " in out, q
+        # each question by its answer ids (Q13 as Q13.1 ... Q13.12)
+        assert f"\n{q} " in out or f" {q} " in out or f" {q}.1 " in out, q
     assert "1066" in out and "4.69 Mbit/s" in out
 
 
 def test_answers_csv_and_tc(capsys):
     code, out, _ = run(capsys, "answers", "lab5", "--accounting", "tc", "--csv")
     assert code == 0
-    assert out.splitlines()[0] == "question,item,value,unit"
-    assert "Q3,bytes a 1000-byte UDP datagram takes on the link (Ethernet frame),1042.0,byte" in out
+    assert out.splitlines()[0] == "id,question,item,value,unit"
+    assert "Q3,Q3,bytes a 1000-byte UDP datagram takes on the link (Ethernet frame),1042.0,byte" in out
+    # issue 23 item 7: every row carries its answer id, Q13's twelve parts each their own
+    rows = [line.split(",", 2) for line in out.splitlines()[1:]]
+    q13 = [r[0] for r in rows if r[1] == "Q13"]
+    assert q13 == [f"Q13.{k}" for k in range(1, 13)]
+    assert len({r[0] for r in rows}) == len(rows) == 55
 
 
 def test_solve_lab53_proportional(capsys):
