@@ -84,7 +84,7 @@ def _answers() -> tuple[Answer, ...]:
         A("Q9", "maximum TCP goodput through the {C} bottleneck", "bit/s",
           lambda p, acc: p.bottleneck_bps * p.tcp_efficiency(acc), 0.001,
           prompt="With these frames, what is the highest goodput a TCP connection can reach "
-                 "through the {C} interface?",
+                 "through a {C} interface?",
           efficiency=_eff_tcp, **_GOODPUT),
     ]
     for k, name in enumerate(("A1", "A2", "A3")):
@@ -152,7 +152,8 @@ def _answers() -> tuple[Answer, ...]:
                  "what is the loss of A->B?", **_LOSS),
         A("Q22", "loss of CD, (sent - goodput) / sent", "1",
           lambda p, acc: handout_loss(p.c_access_bps, float(solve_collapse(p, acc).goodputs["CD"])), 0.002,
-          prompt="With the same definition, what is the loss of C->D?", **_LOSS),
+          prompt="Taking the loss of a flow as (sending rate - goodput received) / sending rate, "
+                 "what is the loss of C->D?", **_LOSS),
     ]
 
     def fair52(method, what, flow):

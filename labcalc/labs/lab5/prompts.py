@@ -68,6 +68,13 @@ def _scenario_fields(p: Params) -> dict[str, str]:
     }
 
 
+def _network(fields: dict[str, str]) -> str:
+    """The collapse network in one sentence, so that each of its questions stands alone."""
+    return (f"Flow A->B crosses links A-N1 ({fields['a_access']}), N1-N2 ({fields['shared']}) and N2-B "
+            f"({fields['ab_exit']}); flow C->D crosses C-N1 ({fields['c_access']}), N1-N2 and N2-D "
+            f"({fields['cd_exit']}).")
+
+
 
 QUESTION_CONTEXT: dict[str, str] = {
     "Q3": "A UDP client sends datagrams that carry {payload} bytes of application data "
@@ -83,9 +90,9 @@ QUESTION_CONTEXT: dict[str, str] = {
            "sends at {h2_A1} in scenario A1, {h2_A2} in A2 and {h2_A3} in A3. Without "
            "congestion control, an overloaded queue drops the same share of every flow.",
     "Q17": "Scenario B1: h1 sends UDP at {h1} and h2 at {h2_A1} ({payload}-byte datagrams) "
-           "through the {C} bottleneck, while a long TCP transfer from h2 takes whatever "
-           "capacity the UDP flows leave; each TCP segment ({seg} bytes of data, "
-           "{tcp_options}) {tcp_counts}.",
+           "through a {C} bottleneck that {link_counts}, while a long TCP transfer from h2 "
+           "takes whatever capacity the UDP flows leave; each TCP segment ({seg} bytes of "
+           "data, {tcp_options}) {tcp_counts}.",
     "Q19": "Reno's loss-throughput formula predicts a rate of c * L / (RTT * sqrt(q)) for "
            "segments of L bits, a round-trip time RTT and a loss probability q.",
     "Q20": "A TCP connection sends {seg}-byte segments and sees the loss of h2's UDP flow: "
@@ -95,19 +102,20 @@ QUESTION_CONTEXT: dict[str, str] = {
            "({ab_exit}); flow C->D crosses C-N1 ({c_access}), N1-N2 and N2-D ({cd_exit}). "
            "Without congestion control, A and C send UDP ({payload}-byte datagrams) at the "
            "full speed of their access links; queues are drop-tail and {links_count}.",
-    "Q22": "Same network and traffic as before: A and C send UDP at the full speed of "
-           "their access links ({a_access} and {c_access}) without congestion control.",
-    "Q23": "In the same network (A-N1 {a_access}, C-N1 {c_access}, N1-N2 {shared}, N2-D "
-           "{cd_exit}, N2-B {ab_exit}), A and C now send at the rates of the max-min fair "
-           "allocation, counted on the links with headers ({payload}-byte datagrams).",
-    "Q24": "Same network (A-N1 {a_access}, C-N1 {c_access}, N1-N2 {shared}, N2-D "
-           "{cd_exit}, N2-B {ab_exit}), now with the proportionally fair allocation of the "
-           "link rates.",
-    "Q27": "A and C now use TCP in the same network (A-N1 {a_access}, C-N1 {c_access}, "
-           "N1-N2 {shared}, N2-D {cd_exit}); each segment ({seg} bytes of data, {tcp_options}) "
-           "{tcp_counts}, and TCP is expected to reach the max-min fair rates.",
+    "Q22": "{network} Without congestion control, A and C send UDP ({payload}-byte "
+           "datagrams) at the full speed of their access links; queues are drop-tail and "
+           "{links_count}.",
+    "Q23": "{network} A and C send at the rates of the max-min fair allocation of the "
+           "link capacities, counted on the links with headers ({payload}-byte datagrams, "
+           "{links_count}).",
+    "Q24": "{network} A and C send at the rates of the proportionally fair allocation of "
+           "the link capacities.",
+    "Q27": "{network} A and C send with TCP; each segment ({seg} bytes of data, "
+           "{tcp_options}) {tcp_counts}, and TCP is expected to reach the max-min fair "
+           "rates.",
     "Q29": "An extra delay of {h3_delay} is added to every packet that leaves h3-eth0 (one "
-           "direction only).",
+           "direction only). Every other link and interface adds no delay of its own, and "
+           "the queues are empty.",
     "Q31": "Scenario D1: through the {C} bottleneck, h1 opens one TCP connection to h3 and "
            "h2 opens {d1_h2} connections; all of them have the same RTT and the link is "
            "shared per connection.",
@@ -118,8 +126,8 @@ QUESTION_CONTEXT: dict[str, str] = {
            "{tcp_options}) {tcp_counts}.",
     "Q39": "Three TCP connections share two routers: 1to3 crosses router 1 ({c53_1}) and "
            "router 2 ({c53_2}), 1to2 crosses router 1 only and 2to3 router 2 only.",
-    "Q40": "Same three connections (1to3 through router 1 at {c53_1} and router 2 at "
-           "{c53_2}, 1to2 through router 1, 2to3 through router 2).",
+    "Q40": "Three TCP connections share two routers: 1to3 crosses router 1 ({c53_1}) and "
+           "router 2 ({c53_2}), 1to2 crosses router 1 only and 2to3 router 2 only.",
     "Q41": "An extra delay of {d53} is added to the packets leaving h1-eth0, h2-eth0 and "
            "h3-eth0 (one direction each); every connection crosses two of these interfaces "
            "per round trip.",
@@ -218,6 +226,7 @@ def prompt_fields(params: Params | None = None, accounting: str = "wire") -> dic
     if accounting not in ACCOUNTING_PHRASES:
         raise ValueError(f"accounting must be one of {', '.join(ACCOUNTING_PHRASES)}; got {accounting!r}")
     fields = _scenario_fields(Params() if params is None else params)
+    fields["network"] = _network(fields)
     for name, phrase in ACCOUNTING_PHRASES[accounting].items():
         fields[name] = phrase.format(**fields)
     return fields
