@@ -198,14 +198,16 @@ def test_the_written_band_is_labcalcs_band():
     i = key.index("Q4")
     value = key.values[i] / 1e6
     tol = (key.atol[i] + key.rtol[i] * abs(key.values[i])) / 1e6
-    assert q.answers[0][1] == pytest.approx(value, rel=1e-12)
-    assert q.answers[0][2] == pytest.approx(tol * (1 + 1e-9), rel=1e-9)
+    # written at the precision the tolerance needs (issue 23 item 8): 2.8436 +- 0.0285
+    assert (q.answers[0][1], q.answers[0][2]) == (2.8436, 0.0285)
+    assert abs(q.answers[0][1] - value) <= 0.005 * tol and tol <= q.answers[0][2] <= 1.01 * tol
     binary = value * 1.024
     band = 0.5 * tol * 1.024 * (1 + 1e-9)
     # the slip's band is split where the shaper's value is closer (both 75 %); its
-    # upper edge is labcalc's, no longer cut at the shaper's band (2.9130)
+    # upper edge is labcalc's, no longer cut at the shaper's band (2.9130), up to the
+    # rounding of the written edges (a hundredth of the band)
     edge = min((a + t for f, a, t in q.answers if f == 0.75), key=lambda x: abs(x - binary - band))
-    assert edge == pytest.approx(binary + band, rel=1e-9)
+    assert edge == pytest.approx(binary + band, abs=0.005 * band)
     assert binary + band == pytest.approx(2.9264, abs=1e-4)
     assert q.grade(f"{binary} Mbit/s") == 0.75
     assert q.grade(f"{binary + 0.99 * band} Mbit/s") == 0.75

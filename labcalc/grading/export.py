@@ -3,8 +3,9 @@
 Each answer id becomes a category holding one "numerical" question per variant, so
 that a Moodle quiz can draw a random variant from each category. A question carries:
 
-- its text with the variant's numbers (:meth:`labcalc.labs.lab5.Answer.text`) and the
-  unit to answer in;
+- its text with the variant's numbers, self-contained (:meth:`labcalc.labs.Answer.text`),
+  and how to answer (``Type the number and its unit, e.g. 2.5 Mbit/s``; in GIFT, the
+  number only in the stated unit): :func:`question_text` writes both, for either format;
 - the answers in the order Moodle tries them (it takes the first whose interval
   ``[value - tolerance, value + tolerance]`` holds the response): the right value with
   labcalc's tolerance first, then one answer per stretch of numbers on which labcalc's
@@ -26,8 +27,13 @@ that a Moodle quiz can draw a random variant from each category. A question carr
   first, each with Moodle's multiplier (``kbit/s`` is 1000 per ``Mbit/s``): Moodle
   matches unit names exactly, letter case included.
 
-Every number is written in plain decimal notation (no exponent) with all the digits of
-the float, so the written bands are labcalc's to about 1e-15.
+Every number is written in plain decimal notation (no exponent), at the precision its
+interval needs rather than with the 17 digits of a float (students see the right answer
+on review): the right value to a hundredth of its tolerance (``2.8436``, not
+``2.8436018957345977``), the other intervals by their edges, rounded to a hundredth of
+the narrower interval that has them, two neighbours sharing the same decimal edge so
+that no gap opens between them. No edge moves by more than 1.5 % of its interval's
+half-width; ``tests/test_grading_moodle.py`` probes every band at 98 % and 102 % of it.
 
 Percentages (losses, shares) are asked as fractions between 0 and 1 and the text says
 so: that is how :func:`labcalc.grading.grade` reads a bare number in a percent question
@@ -106,7 +112,8 @@ from labcalc.grading.diagnosis import (CONTEXT_SLIPS, ROUNDING_FACTOR, SLIP_BAND
 from labcalc.grading.messages import NONNEGATIVE_NAME, slip_hint, times_text
 from labcalc.grading.moodle import how_to_answer, site_language
 
-__all__ = ["moodle_xml", "gift", "quiz_items", "MOODLE_FRACTIONS", "UNIT_CHOICES"]
+__all__ = ["moodle_xml", "gift", "quiz_items", "question_text", "answer_instruction", "MOODLE_FRACTIONS",
+           "UNIT_CHOICES"]
 
 #: The grades Moodle accepts for an answer [percent].
 MOODLE_FRACTIONS = (100.0, 90.0, 83.33333, 80.0, 75.0, 70.0, 66.66667, 60.0, 50.0, 40.0,
@@ -184,12 +191,80 @@ def _clean(x: float) -> float:
 #: make one display unit); see :class:`_UnitChoices`.
 UNIT_CHOICES: Mapping[str, Sequence[tuple[str, float]]] = _UnitChoices()
 
-#: What the text asks for, per display unit without a unit field in the quiz.
-_FORM_TEXT = {
-    "%": " Give the answer as a fraction between 0 and 1, the number only (a share of "
-         "25 % is 0.25).",
-    "": " Give the answer as a plain number.",
-}
+def answer_instruction(unit: str, *, unit_field: bool = True, site="en") -> str:
+    """The sentences that tell a student what to give and how to type it, for a quiz question.
+
+    The one place that words them, for Moodle XML and GIFT alike (and for anything that
+    shows a quiz question: :func:`question_text`): what to give, in the question's unit
+    (a share as a fraction, a constant as a plain number), then how to type it so that a
+    Moodle site in ``site``'s language reads it as labcalc does
+    (:func:`labcalc.grading.moodle.how_to_answer`).
+
+    Parameters
+    ----------
+    unit : str
+        The question's display unit (``"Mbit/s"``, ``"bytes"``, ``"ms"``; ``"%"`` for a
+        share, asked as a fraction; ``""`` for a plain number).
+    unit_field : bool, default True
+        Whether the quiz reads a unit typed after the number (Moodle XML: the student
+        types it); False for GIFT, which has no units (the number only, in ``unit``).
+    site : str or SiteLanguage, default "en"
+        The language of the Moodle site the quiz is for (its decimal separator).
+
+    Returns
+    -------
+    str
+        Two sentences, starting with a space.
+
+    Examples
+    --------
+    >>> answer_instruction("ms")[:80]
+    ' Give the answer in ms. Type the number with a decimal point and no thousands se'
+    >>> answer_instruction("ms", unit_field=False)
+    ' Give the answer in ms, the number only. Type the number alone, with a decimal point and no thousands separator (4.5, not 4,5).'
+    >>> answer_instruction("%", site="fr")
+    ' Give the answer as a fraction between 0 and 1, the number only (a share of 25 % is 0.25). Type the number alone, with a decimal point or a decimal comma and no thousands separator (4.5 or 4,5).'
+    """
+    if unit == "%":
+        what = " Give the answer as a fraction between 0 and 1, the number only (a share of 25 % is 0.25)."
+    elif not unit:
+        what = " Give the answer as a plain number."
+    elif unit_field:
+        what = f" Give the answer in {unit}."
+    else:
+        what = f" Give the answer in {unit}, the number only."
+    typed = unit if unit_field and unit != "%" else ""
+    return f"{what} {how_to_answer(typed, site)}"
+
+
+def question_text(answer, params=None, *, accounting: str = "wire", unit_field: bool = True,
+                  site="en") -> str:
+    """The text of a quiz question: the question with the variant's numbers, then how to answer.
+
+    Parameters
+    ----------
+    answer : Answer
+        The lab's answer (:class:`labcalc.labs.Answer`); its :meth:`~labcalc.labs.Answer.text`
+        gives the question, self-contained, with the numbers of ``params``.
+    params : object, optional
+        The variant's parameters (the handout's by default).
+    accounting : str, default "wire"
+        Which bytes the links count, as the text says it.
+    unit_field, site
+        As in :func:`answer_instruction`.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from labcalc.labs.lab5 import get_answer
+    >>> question_text(get_answer("Q29"))[-302:-236]
+    'Which RTT does h3 measure when it pings h1? Give the answer in ms.'
+    """
+    return answer.text(params, accounting) + answer_instruction(answer.display_unit, unit_field=unit_field,
+                                                                site=site)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -216,6 +291,71 @@ def _fmt(x: float) -> str:
     return text[:-2] if text.endswith(".0") else text
 
 
+def _step_exponent(half: float) -> int:
+    """Decimal exponent of the rounding step of an interval of half-width ``half``:
+    at most a hundredth of it, so that an edge moves by at most 0.5 % of the width."""
+    return math.floor(math.log10(half)) - 2
+
+
+def _rounded(mids: list[float], halves: list[float]) -> tuple[list[float], list[float]]:
+    """The answers' intervals written at the precision their widths need, not with 17 digits.
+
+    The right answer (the first interval) is written as its value rounded to a
+    hundredth of its tolerance and its tolerance rounded up to the same step, so that
+    students read ``4.6904`` (``± 0.0470``) on review; its edges move outwards by at
+    most 1.5 % of the tolerance (when another interval shares one of its edges, that
+    edge stays shared and the other moves by at most 1 %). The other intervals are given by their edges, each
+    rounded to a hundredth of the narrowest interval that has it as an edge, and two
+    intervals that share an edge keep sharing the same decimal number: no gap opens
+    between the pieces of the number line, and no edge moves by more than 0.5 % of
+    the narrower interval. A right answer of 0 keeps its lower edge at exactly 0.
+    """
+    import decimal
+
+    n = len(mids)
+    ok = [math.isfinite(h) and h > 0 and math.isfinite(m) for m, h in zip(mids, halves)]
+    if not all(ok):
+        return mids, halves
+    context = decimal.Context(prec=60, rounding=decimal.ROUND_HALF_EVEN)
+    D = context.create_decimal_from_float
+    lo = [m - h for m, h in zip(mids, halves)]
+    hi = [m + h for m, h in zip(mids, halves)]
+    exps = [_step_exponent(h) for h in halves]
+    # edges shared by two intervals (equal up to float noise) are rounded together
+    edges = sorted((e, j, side) for j in range(n) for side, e in ((0, lo[j]), (1, hi[j])))
+    groups: list[list] = []
+    for e, j, side in edges:
+        if groups and abs(e - groups[-1][0]) <= 1e-9 * max(abs(e), abs(groups[-1][0])):
+            groups[-1][1].append((j, side))
+        else:
+            groups.append([e, [(j, side)]])
+    shared = [False, False]  # whether the right answer's lower / upper edge is another's too
+    new_lo, new_hi = [None] * n, [None] * n
+    for e, members in groups:
+        k = min(exps[j] for j, _ in members)
+        value = D(0) if e == 0 else D(e).quantize(decimal.Decimal(1).scaleb(k), context=context)
+        for j, side in members:
+            (new_lo if side == 0 else new_hi)[j] = value
+            if j == 0 and len(members) > 1:
+                shared[side] = True
+    if lo[0] != 0 and not all(shared):
+        step = decimal.Decimal(1).scaleb(exps[0])
+        mid = D(mids[0]).quantize(step, context=context)
+        if shared[0]:  # the shared edge stays; the other one gives a short value
+            new_hi[0] = 2 * mid - new_lo[0]
+        elif shared[1]:
+            new_lo[0] = 2 * mid - new_hi[0]
+        else:
+            # the grader widens every band by a relative 1e-9 (values on the edge count
+            # as inside): that noise is dropped before rounding up, so 0.5 stays 0.5
+            half = D(float(f"{halves[0]:.8g}")).quantize(step, rounding=decimal.ROUND_CEILING,
+                                                         context=context)
+            new_lo[0], new_hi[0] = mid - half, mid + half
+    out_mids = [float((a + b) / 2) for a, b in zip(new_lo, new_hi)]
+    out_halves = [float((b - a) / 2) for a, b in zip(new_lo, new_hi)]
+    return out_mids, out_halves
+
+
 _POINT_ZERO = re.compile(r"\.0(?=,|$)")
 
 
@@ -230,28 +370,38 @@ def _fmt_many(numbers: list[float]) -> list[str]:
     return out
 
 
-def quiz_items(lab, seeds: Iterable[int] = range(1, 21), *,
-               answer_ids: Sequence[str] | None = None, accounting: str = "wire",
-               credit: Mapping[str, float] | None = None, slips: bool = True) -> list[dict]:
+def quiz_items(lab=None, seeds: Iterable[int] | None = None, *,
+               answer_ids: Sequence[str] | None = None, accounting: str | None = None,
+               credit: Mapping[str, float] | None = None, slips: bool = True, assignment=None,
+               unit_field: bool = True) -> list[dict]:
     """The questions of a quiz as plain data (what both export formats write).
 
     Parameters
     ----------
     lab : Lab or str
-        The lab (a :class:`labcalc.labs.Lab` or its registry name, e.g. ``"lab5"``); no default.
-    seeds : iterable of int, default 1..20
-        Variants to include (one question per answer id and seed).
+        The lab (a :class:`labcalc.labs.Lab` or its registry name, e.g. ``"lab5"``);
+        the assignment's when one is given; no default otherwise.
+    seeds : iterable of int, optional
+        Variants to include (one question per answer id and seed): the assignment's
+        (``[export]``), else 1..20.
     answer_ids : sequence of str, optional
-        Only these answers (all by default), in this order; case does not matter
-        (``"q13.7"``) and repeated ids are kept once.
-    accounting : str, default "wire"
-        Accounting of the answer key; the question texts say which bytes the links
-        count in it (see :meth:`labcalc.labs.lab5.Answer.text`).
+        Only these answers (the assignment's questions, else all), in this order;
+        case does not matter (``"q13.7"``) and repeated ids are kept once.
+    accounting : str, optional
+        Accounting of the answer key (the assignment's, else ``"wire"``); the question
+        texts say which bytes the links count in it (see :meth:`labcalc.labs.Answer.text`).
     credit : mapping, optional
-        Partial credit per slip; rounded to the nearest grade Moodle accepts.
+        Partial credit per slip, on top of the assignment's; rounded to the nearest
+        grade Moodle accepts.
     slips : bool, default True
         Add the partially right answers (every slip labcalc credits, see the module
         documentation).
+    assignment : Assignment or path, optional
+        What the class is asked (:mod:`labcalc.grading.assignment`): its questions,
+        variants, points, tolerances and credits, the same that ``labcalc grade`` uses.
+    unit_field : bool, default True
+        Whether the quiz reads a unit typed after the number (Moodle XML); False for
+        GIFT, whose texts ask for the number only (see :func:`answer_instruction`).
 
     Returns
     -------
@@ -264,17 +414,17 @@ def quiz_items(lab, seeds: Iterable[int] = range(1, 21), *,
     Examples
     --------
     >>> item = quiz_items("lab5", [0], answer_ids=["Q4"])[0]
-    >>> item["name"], item["unit"], [round(x, 6) for x in item["answers"][0][:3]]
-    ('lab5 Q4 (variant 0)', 'Mbit/s', [100.0, 4.690432, 0.046904])
+    >>> item["name"], item["unit"], item["answers"][0][:3]  # at the precision the tolerance needs
+    ('lab5 Q4 (variant 0)', 'Mbit/s', (100.0, 4.6904, 0.047))
     >>> len(item["answers"]), sorted({a[0] for a in item["answers"]})
     (49, [25.0, 40.0, 50.0, 75.0, 100.0])
     >>> [round(a[1], 4) for a in item["answers"] if a[0] == 75.0]
-    [4.3683, 4.4731, 4.5805, 4.7985, 4.8247, 4.9183, 5.0398]
+    [4.3683, 4.4732, 4.5805, 4.7985, 4.8247, 4.9183, 5.0398]
     >>> loss = quiz_items("lab5", [0], answer_ids=["q13.7"])[0]
     >>> loss["unit"], round(loss["answers"][0][1], 4), round(loss["answers"][-1][1], 2)
     ('', 0.0619, 6.19)
     """
-    items = _items(lab, seeds, answer_ids, accounting, credit, slips)
+    items = _items(lab, seeds, answer_ids, accounting, credit, slips, unit_field, _task(assignment))
     for item in items:
         item["answers"] = [(f, mid, half, text) for (f, text), mid, half
                            in zip(item.pop("labels"), item.pop("mids"), item.pop("halves"))]
@@ -298,17 +448,34 @@ def _variant_seeds(seeds) -> list[int]:
     return out
 
 
-def _items(lab, seeds, answer_ids, accounting, credit, slips) -> list[dict]:
+def _items(lab, seeds, answer_ids, accounting, credit, slips, unit_field=True, task=None,
+           site="en") -> list[dict]:
     """The questions as :func:`quiz_items` describes them, the answers kept as columns:
     ``labels`` (grade [%], feedback), ``mids`` and ``halves`` (centre and half-width of
-    each answer's interval, in the question's unit)."""
+    each answer's interval, in the question's unit). ``task`` (an assignment) gives the
+    questions, variants, accounting, points, tolerances and credits that the other
+    arguments do not."""
     from labcalc.grading.keys import answer_key
     from labcalc.labs import get_lab
 
+    if task is not None:
+        if lab is not None and get_lab(lab).name != task.lab:
+            raise ValueError(f"the assignment {task.source} is for {task.lab}, not {get_lab(lab).name}")
+        lab = task.lab
+        answer_ids = task.questions if answer_ids is None else answer_ids
+        seeds = task.seeds if seeds is None else seeds
+        accounting = accounting or task.accounting
+        credit = {**task.credit, **(credit or {})}
+    seeds = range(1, 21) if seeds is None else seeds
+    accounting = accounting or "wire"
     lab_object = get_lab(lab)
     lab = lab_object.name
     credits = credit_table(credit)
     answers = {a.id: a for a in lab_object.answers}
+    point_of = {a.id: a.points for a in lab_object.answers}
+    point_of.update(task.points if task is not None else {})
+    rtol_of = dict(task.rtol) if task is not None else {}
+    atol_of = dict(task.atol) if task is not None else {}
     if answer_ids is None:
         wanted = list(answers)
     else:
@@ -331,8 +498,8 @@ def _items(lab, seeds, answer_ids, accounting, credit, slips) -> list[dict]:
         a = answers[answer_id]
         rows = [(s, keys[s], keys[s].index(answer_id)) for s in seeds]
         value = np.array([float(k.values[i]) for _, k, i in rows])
-        atol = np.array([float(k.atol[i]) for _, k, i in rows])
-        rtol = np.array([float(k.rtol[i]) for _, k, i in rows])
+        atol = np.array([float(atol_of.get(answer_id, k.atol[i])) for _, k, i in rows])
+        rtol = np.array([float(rtol_of.get(answer_id, k.rtol[i])) for _, k, i in rows])
         display = np.array([float(k.display_factors[i]) for _, k, i in rows])
         units = [k.display_units[i] for _, k, i in rows]
         bases = [k.units[i] for _, k, i in rows]
@@ -365,11 +532,11 @@ def _items(lab, seeds, answer_ids, accounting, credit, slips) -> list[dict]:
                 lo, hi = lo_n * scale, hi_n * scale
                 mids += ((lo + hi) / 2).tolist()
                 halves += ((hi - lo) / 2).tolist()
-            text = a.text(key.params, accounting)
-            text += f" Give the answer in {unit}." if asked else _FORM_TEXT.get(unit, _FORM_TEXT[""])
+            mids, halves = _rounded(mids, halves)
             items.append({
-                "id": answer_id, "seed": s, "name": f"{lab} {answer_id} (variant {s})", "text": text,
-                "unit": asked, "factor": float(factor), "points": float(key.points[i]),
+                "id": answer_id, "seed": s, "name": f"{lab} {answer_id} (variant {s})",
+                "text": question_text(a, key.params, accounting=accounting, unit_field=unit_field, site=site),
+                "unit": asked, "factor": float(factor), "points": float(point_of[answer_id]),
                 "labels": labels, "mids": mids, "halves": halves,
             })
     return items
@@ -570,15 +737,16 @@ def _units_xml(unit: str) -> str:
     return f"    <units>\n{lines}    </units>\n"
 
 
-def moodle_xml(lab, seeds: Iterable[int] = range(1, 21), *,
-               answer_ids: Sequence[str] | None = None, accounting: str = "wire",
+def moodle_xml(lab=None, seeds: Iterable[int] | None = None, *,
+               answer_ids: Sequence[str] | None = None, accounting: str | None = None,
                credit: Mapping[str, float] | None = None, slips: bool = True,
-               category: str | None = None, unit_penalty: float = 1.0, lms: str = "moodle-en") -> str:
+               category: str | None = None, unit_penalty: float = 1.0, lms: str = "moodle-en",
+               assignment=None) -> str:
     """A Moodle XML quiz: one category per answer id, one numerical question per variant.
 
     Parameters
     ----------
-    lab, seeds, answer_ids, accounting, credit, slips
+    lab, seeds, answer_ids, accounting, credit, slips, assignment
         As in :func:`quiz_items`.
     category : str, optional
         Category path under the course (``"labcalc/<lab>"`` by default).
@@ -627,8 +795,10 @@ def moodle_xml(lab, seeds: Iterable[int] = range(1, 21), *,
     site = site_language(lms)
     assumed = (f" Written for a Moodle site in {site.name} ({site.separators()}); labcalc grade --lms "
                f"moodle-{site.code} grades as it does.")
-    items = _items(lab, seeds, answer_ids, accounting, credit, slips)
-    base = category or f"labcalc/{_lab_name(lab)}"
+    task = _task(assignment)
+    items = _items(lab, seeds, answer_ids, accounting, credit, slips, True, task, site)
+    lab = _lab_name(lab if lab is not None else task.lab)
+    base = category or f"labcalc/{lab}"
     pieces: dict[tuple, tuple[str, str]] = {}
     out = ['<?xml version="1.0" encoding="UTF-8"?>\n<quiz>\n']
     current = None
@@ -644,8 +814,7 @@ def moodle_xml(lab, seeds: Iterable[int] = range(1, 21), *,
         idnumber = f"{lab}-{item['id']}-v{item['seed']}"
         out.append(f'  <question type="numerical">\n'
                    f'    <name><text>{_xml_text(item["name"])}</text></name>\n'
-                   f'    <questiontext format="html"><text>{_html_text(item["text"] + " " + how_to_answer(unit, site))}'
-                   f'</text></questiontext>\n'
+                   f'    <questiontext format="html"><text>{_html_text(item["text"])}</text></questiontext>\n'
                    f'    <generalfeedback format="html"><text></text></generalfeedback>\n'
                    f'    <defaultgrade>{_fmt(item["points"])}</defaultgrade>\n'
                    f'    <penalty>0.3333333</penalty>\n    <hidden>0</hidden>\n'
@@ -677,15 +846,15 @@ def _gift_escape(text: str) -> str:
     return text.replace("\n", " ")
 
 
-def gift(lab, seeds: Iterable[int] = range(1, 21), *,
-         answer_ids: Sequence[str] | None = None, accounting: str = "wire",
+def gift(lab=None, seeds: Iterable[int] | None = None, *,
+         answer_ids: Sequence[str] | None = None, accounting: str | None = None,
          credit: Mapping[str, float] | None = None, slips: bool = True,
-         category: str | None = None) -> str:
+         category: str | None = None, assignment=None) -> str:
     """The same quiz in Moodle's GIFT format (numerical questions, without units).
 
     Parameters
     ----------
-    lab, seeds, answer_ids, accounting, credit, slips, category
+    lab, seeds, answer_ids, accounting, credit, slips, category, assignment
         As in :func:`moodle_xml`.
 
     Returns
@@ -705,13 +874,15 @@ def gift(lab, seeds: Iterable[int] = range(1, 21), *,
     $CATEGORY: $course$/top/labcalc/lab5/Q3
     <BLANKLINE>
     // lab5 Q3, variant 0
-    ::lab5 Q3 (variant 0)::A UDP client sends datagrams that carry 1000 bytes of application data each over Ethernet. How many bytes of link time does one datagram take, counting the preamble and SFD, the Ethernet, IP and UDP headers, the FCS and the inter-frame gap? Give the answer in bytes (the number only).{#
+    ::lab5 Q3 (variant 0)::A UDP client sends datagrams that carry 1000 bytes of application data each over Ethernet. How many bytes of link time does one datagram take, counting the preamble and SFD, the Ethernet, IP and UDP headers, the FCS and the inter-frame gap? Give the answer in bytes, the number only. Type the number alone, with a decimal point and no thousands separator (4.5, not 4,5).{#
     =%100%1066:0.5#Right.
     }
     <BLANKLINE>
     """
-    items = _items(lab, seeds, answer_ids, accounting, credit, slips)
-    base = category or f"labcalc/{_lab_name(lab)}"
+    task = _task(assignment)
+    items = _items(lab, seeds, answer_ids, accounting, credit, slips, False, task)
+    lab = _lab_name(lab if lab is not None else task.lab)
+    base = category or f"labcalc/{lab}"
     escaped: dict[tuple, tuple[str, str]] = {}
     out = []
     current = None
@@ -720,9 +891,6 @@ def gift(lab, seeds: Iterable[int] = range(1, 21), *,
             current = item["id"]
             out.append(f"$CATEGORY: $course$/top/{base}/{current}\n")
         text = item["text"]
-        if item["unit"]:
-            text = text[: text.rfind(" Give the answer")] + (
-                f" Give the answer in {item['unit']} (the number only).")
         out.append(f"// {lab} {item['id']}, variant {item['seed']}")
         out.append(f"::{_gift_escape(item['name'])}::{_gift_escape(text)}{{#")
         numbers = _fmt_many(item["mids"] + item["halves"])
@@ -733,6 +901,15 @@ def gift(lab, seeds: Iterable[int] = range(1, 21), *,
             out.append(parts[0] + value + ":" + tol + parts[1])
         out.append("}\n")
     return "\n".join(out)
+
+
+def _task(assignment):
+    """``None``, an assignment, or an assignment read from its file."""
+    if assignment is None:
+        return None
+    from labcalc.grading.assignment import Assignment, read_assignment
+
+    return assignment if isinstance(assignment, Assignment) else read_assignment(assignment)
 
 
 def _lab_name(lab) -> str:
