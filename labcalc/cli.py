@@ -6,9 +6,12 @@ Subcommands::
     labcalc solve SCENARIO.toml --fairness maxmin|proportional|alpha=A|reno|fifo [--variant V]
     labcalc convert FILE -o OUT.csv [--format FORMAT]
     labcalc measurements build MANIFEST -o TABLE.csv [--allow-outside]
-    labcalc grade lab5 ANSWERS.csv -o GRADES.csv [--report REPORT.html] [--feedback FEEDBACK.csv]
-                  [--problems PROBLEMS.csv] [--salt S] [--lms moodle-en|moodle-fr|moodle-de]
-    labcalc export lab5 --format moodle-xml|gift [--variants N] [--first-seed S] [--lms moodle-en] [-o QUIZ]
+    labcalc grade lab5 ANSWERS.csv -o GRADES.csv [--assignment A.toml] [--report REPORT.html]
+                  [--feedback FEEDBACK.csv] [--problems PROBLEMS.csv] [--moodle-grades FILE.csv]
+                  [--salt S] [--column FIELD=HEADER] [--hide-expected-until 2025-06-01T23:59]
+                  [--lms moodle-en|moodle-fr|moodle-de]
+    labcalc export lab5 --format moodle-xml|gift [--assignment A.toml] [--variants N] [--first-seed S]
+                  [--lms moodle-en] [-o QUIZ]
     labcalc simulate SCENARIO.toml [--variant V] [--duration S] [--seed N] [--tcp NAME] -o OUT_DIR
 
 Errors in the input (a bad scenario file, an unknown fairness) print one line naming
@@ -100,23 +103,42 @@ def _build_parser() -> argparse.ArgumentParser:
     p_grade.add_argument("--salt", default=None,
                          help="course salt: student ids are hashed to variants (a variant column is "
                               "then checked against it, not trusted)")
-    p_grade.add_argument("--accounting", default="wire", choices=["wire", "frame", "tc", "ip"],
-                         help="byte accounting of the answer key (default: wire, as the handout)")
+    p_grade.add_argument("--accounting", default=None, choices=["wire", "frame", "tc", "ip"],
+                         help="byte accounting of the answer key (default: the assignment's, else wire as "
+                              "the handout)")
     p_grade.add_argument("--sigfigs", type=int, default=None, help="grade on significant digits instead")
     p_grade.add_argument("--max-bytes", type=int, default=None, help="refuse larger answers files")
     p_grade.add_argument("--lms", default=None, choices=_LMS,
                          help="the course grades the exported quiz in Moodle, on a site in this language: "
                               "give Moodle's grade, and say in the feedback where labcalc's differs and why")
+    p_grade.add_argument("--assignment", default=None,
+                         help="assignment TOML: the questions asked, their points, tolerances and slip credits "
+                              "(the same file as for labcalc export)")
+    p_grade.add_argument("--column", action="append", default=[], metavar="FIELD=HEADER",
+                         help="the answers file's column for a field (student, question, answer, variant, state, "
+                              "response, question_text); repeat for several")
+    p_grade.add_argument("--moodle-grades", default=None,
+                         help="CSV to write for Moodle's gradebook import (an identifier column, the grade)")
+    p_grade.add_argument("--moodle-id", default=None, choices=["email", "username", "idnumber"],
+                         help="what the student ids are, for --moodle-grades (default: from the file)")
+    p_grade.add_argument("--hide-expected-until", default=None, metavar="DATETIME",
+                         help="hold the expected values back in the report and feedback until then "
+                              "(ISO 8601, such as 2025-06-01T23:59)")
 
     p_export = sub.add_parser("export", help="export the questions as a Moodle quiz (XML or GIFT)")
     p_export.add_argument("lab", help="lab name, e.g. lab5")
     p_export.add_argument("--format", required=True, choices=["moodle-xml", "gift"])
-    p_export.add_argument("--variants", type=int, default=20, help="variants per question (default 20)")
-    p_export.add_argument("--first-seed", type=_seed, default=1, help="seed of the first variant (default 1)")
+    p_export.add_argument("--assignment", default=None,
+                          help="assignment TOML: its questions, variants, points, tolerances and credits")
+    p_export.add_argument("--variants", type=int, default=None,
+                          help="variants per question (default: the assignment's, else 20)")
+    p_export.add_argument("--first-seed", type=_seed, default=None,
+                          help="seed of the first variant (default: the assignment's, else 1)")
     p_export.add_argument("--questions", default=None,
                           help="comma-separated answer ids, any case (default: all)")
     p_export.add_argument("--no-slips", action="store_true", help="no partial-credit answers for the slips")
-    p_export.add_argument("--accounting", default="wire", choices=["wire", "frame", "tc", "ip"])
+    p_export.add_argument("--accounting", default=None, choices=["wire", "frame", "tc", "ip"],
+                          help="byte accounting (default: the assignment's, else wire)")
     p_export.add_argument("--lms", default="moodle-en", choices=_LMS,
                           help="the Moodle site the XML quiz is for, by its language (default moodle-en)")
     p_export.add_argument("-o", "--output", default=None, help="file to write (default: standard output)")
@@ -143,7 +165,8 @@ _LMS = ["moodle-en", "moodle-fr", "moodle-de"]
 
 def _seed(text: str) -> int:
     try:
-        value = int(text)
+        # a variant as labcalc writes it for spreadsheets ("v1526825638187099109") too
+        value = int(text[1:] if text[:1] in "vV" else text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"a seed is a whole number >= 0; got {text!r}") from None
     if not 0 <= value <= 2**63 - 1:
@@ -314,13 +337,34 @@ def _same_file(a, b) -> bool:
     return Path(a).resolve() == Path(b).resolve()
 
 
+def _columns(pairs) -> dict:
+    """``--column FIELD=HEADER`` options as a mapping."""
+    from labcalc.grading.assignment import COLUMN_FIELDS
+
+    out = {}
+    for pair in pairs:
+        field, sep, header = pair.partition("=")
+        field = field.strip().lower()
+        if not sep or not header.strip():
+            raise ValueError(f"--column: expected FIELD=HEADER, such as student=Email address; got {pair!r}")
+        if field not in COLUMN_FIELDS + ("finished",):
+            raise ValueError(f"--column: unknown field {field!r} (known: {', '.join(COLUMN_FIELDS)}, finished)")
+        out[field] = header.strip()
+    return out
+
+
 def _grade(args) -> int:
     from labcalc import grading
+    from labcalc.grading.assignment import read_assignment
+    from labcalc.grading.lmsfiles import write_moodle_grade_import
+    from labcalc.grading.report import expected_shown
     from labcalc.labs import get_lab
 
     get_lab(args.lab)
+    task = read_assignment(args.assignment) if args.assignment else None
+    expected_shown(args.hide_expected_until)  # a bad date is refused before anything is written
     outputs = [("-o/--output", args.output), ("--report", args.report), ("--feedback", args.feedback),
-               ("--problems", args.problems)]
+               ("--problems", args.problems), ("--moodle-grades", args.moodle_grades)]
     outputs = [(flag, path) for flag, path in outputs if path]
     for k, (flag, path) in enumerate(outputs):
         if _same_file(path, args.answers):
@@ -332,17 +376,21 @@ def _grade(args) -> int:
     options = {}
     if args.max_bytes is not None:
         options["max_bytes"] = args.max_bytes
-    sheet = grading.read_answers(args.answers, **options)
-    result = grading.grade(sheet, args.lab, salt=args.salt, accounting=args.accounting,
+    columns = {**(task.columns if task else {}), **_columns(args.column)}
+    sheet = grading.read_answers(args.answers, columns=columns or None, **options)
+    result = grading.grade(sheet, args.lab, assignment=task, salt=args.salt, accounting=args.accounting,
                            sigfigs=args.sigfigs, lms=args.lms)
     result.write_grades(args.output)
     written = [args.output]
     if args.report:
-        result.write_report(args.report)
+        result.write_report(args.report, expected_after=args.hide_expected_until)
         written.append(args.report)
     if args.feedback:
-        result.write_feedback(args.feedback)
+        result.write_feedback(args.feedback, expected_after=args.hide_expected_until)
         written.append(args.feedback)
+    if args.moodle_grades:
+        write_moodle_grade_import(result, args.moodle_grades, identifier=args.moodle_id)
+        written.append(args.moodle_grades)
     if args.problems:
         result.write_problems(args.problems)
         written.append(args.problems)
@@ -373,9 +421,16 @@ def _export(args) -> int:
     from labcalc import grading
     from labcalc.labs import get_lab
 
+    from labcalc.grading.assignment import read_assignment
+
     lab = get_lab(args.lab)
-    if not 1 <= args.variants <= 1000:
-        raise ValueError(f"--variants must be between 1 and 1000; got {args.variants}")
+    task = read_assignment(args.assignment) if args.assignment else None
+    if task is not None and task.lab != lab.name:
+        raise ValueError(f"--assignment {args.assignment!r} is for {task.lab}, not {lab.name}")
+    variants = args.variants if args.variants is not None else (task.variants if task else 20)
+    first_seed = args.first_seed if args.first_seed is not None else (task.first_seed if task else 1)
+    if not 1 <= variants <= 1000:
+        raise ValueError(f"--variants must be between 1 and 1000; got {variants}")
     ids = None
     if args.questions:
         known = {a.id.lower(): a.id for a in lab.ANSWERS}
@@ -389,18 +444,19 @@ def _export(args) -> int:
                 ids.append(known[q.lower()])
         if not ids:
             raise ValueError(f"--questions: no answer id in {args.questions!r}")
-    seeds = range(args.first_seed, args.first_seed + args.variants)
+    seeds = range(first_seed, first_seed + variants)
     options = {"lms": args.lms} if args.format == "moodle-xml" else {}
     writer = grading.moodle_xml if args.format == "moodle-xml" else grading.gift
-    text = writer(args.lab, seeds, answer_ids=ids, accounting=args.accounting, slips=not args.no_slips, **options)
-    n_questions = len(ids) if ids else len(lab.ANSWERS)
+    text = writer(args.lab, seeds, answer_ids=ids, accounting=args.accounting, slips=not args.no_slips,
+                  assignment=task, **options)
+    n_questions = len(ids) if ids else len(task.questions) if task else len(lab.ANSWERS)
     if args.output is None:
         sys.stdout.write(text)
         return 0
     with open(args.output, "w", encoding="utf-8") as fh:
         fh.write(text)
     site = f", written for {args.lms} (grade with labcalc grade --lms {args.lms})" if options else ""
-    print(f"wrote {args.output}: {n_questions} questions x {args.variants} variants "
+    print(f"wrote {args.output}: {n_questions} questions x {variants} variants "
           f"(seeds {seeds.start}-{seeds.stop - 1}), {args.format}{site}")
     return 0
 

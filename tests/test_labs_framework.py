@@ -64,7 +64,7 @@ def test_precompute_of_the_tiny_lab_agrees_and_leaves_no_state(tiny):
 
 
 def test_grading_has_no_default_lab():
-    with pytest.raises(TypeError):
+    with pytest.raises(ValueError, match="give the lab"):
         grading.grade(grading.read_answers(b"student,question,answer\nada,Q4,1\n"))
     with pytest.raises(TypeError):
         grading.answer_key()

@@ -8,11 +8,15 @@
   of the slips (cached; many at once in worker processes);
 - :func:`grade`, :func:`grade_file`, :func:`read_answers` -- a class's answers file
   (untrusted CSV) to grades, statistics, feedback and an HTML report;
+- :func:`read_assignment` -- what a class was asked (questions, points, tolerances,
+  slip credits), read by both the grading and the quiz export;
 - :func:`moodle_xml`, :func:`gift` -- the questions as a Moodle quiz, one category per
   question holding its variants; :mod:`labcalc.grading.moodle` -- how Moodle reads and
   grades a response, for a site language; :mod:`labcalc.grading.lms` -- Moodle mode
   (``lms="moodle-en"`` of :func:`check_cell` and :func:`grade`): Moodle's grade, and why
   it differs from labcalc's;
+- :func:`write_moodle_grade_import` -- the grades as Moodle's gradebook imports them
+  (an LMS's responses report is read by :func:`read_answers`);
 - :func:`simulate_class` -- a synthetic class with realistic mistakes, for demos and
   benchmarks.
 
@@ -39,7 +43,9 @@ from labcalc.grading.batch import (
     grade_file,
     read_answers,
 )
+from labcalc.grading.assignment import Assignment, AssignmentError, read_assignment
 from labcalc.grading.export import gift, moodle_xml
+from labcalc.grading.lmsfiles import moodle_grade_import, write_moodle_grade_import
 from labcalc.grading.simulate import simulate_class
 from labcalc.grading.notebook import cell_checker, check_cell
 
@@ -69,5 +75,10 @@ __all__ = [
     "csv_safe",
     "moodle_xml",
     "gift",
+    "Assignment",
+    "AssignmentError",
+    "read_assignment",
+    "moodle_grade_import",
+    "write_moodle_grade_import",
     "simulate_class",
 ]

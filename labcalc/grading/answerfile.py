@@ -28,7 +28,6 @@ from __future__ import annotations
 import csv
 import math
 import re
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
@@ -39,6 +38,7 @@ from labcalc._textio import (
     DELIMITERS, SEP_LINE, TextInputError, column_name, decode, read_bytes, sniff_delimiter,
 )
 from labcalc.grading._csvrecords import LINE, Lines, Records
+from labcalc.grading._layouts import Layout, LayoutError, find_layout
 from labcalc.labs import MAX_SEED
 from labcalc.units import INVISIBLE, normalize_text
 
@@ -59,6 +59,8 @@ DEFAULT_MAX_BYTES = 20_000_000
 #: Longest accepted answer and student id [characters].
 MAX_ANSWER_CHARS = 100
 MAX_STUDENT_CHARS = 64
+#: Longest question text kept from a responses report [characters].
+MAX_TEXT_CHARS = 2000
 
 REQUIRED_COLUMNS = ("student", "question", "answer")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufffd]")
@@ -102,7 +104,10 @@ class AnswerSheet:
     ----------
     answers : pandas.DataFrame
         Columns ``row``, ``student``, ``question``, ``answer``, ``variant`` (an integer
-        seed, or -1 when the row has none: no variant column, or an empty cell).
+        seed, or -1 when the row has none: no variant column, or an empty cell) and
+        ``question_text`` (the question as the student saw it, when the file has it;
+        otherwise empty). A response column of an LMS report gives the question
+        ``"#n"`` (its slot in the quiz), which :func:`labcalc.grading.grade` resolves.
     problems : tuple of Problem
     has_variant : bool
         Whether the file has a ``variant`` column.
@@ -116,6 +121,15 @@ class AnswerSheet:
         ``(row, quote_row)`` pairs: the rows from ``row`` on were read again after the
         quote opened at ``quote_row`` was found never to close. :func:`labcalc.grading.grade` never
         lets such a row replace an answer read before it.
+    decimal_comma : bool
+        Whether a comma in a number is its decimal mark (a file separated by ``;``);
+        :func:`labcalc.grading.grade` then reads answers through :func:`decimal_point_text`.
+    id_column : str
+        The file's column that holds the student ids (``"Email address"`` for a Moodle
+        report), as written: the LMS's grade file names its identifier so.
+    question_texts : bool
+        Whether the rows carry the question text each student saw (``question_text``,
+        from a responses report's ``Question n`` columns).
 
     Examples
     --------
@@ -123,7 +137,7 @@ class AnswerSheet:
     >>> sheet.answers["question"].tolist(), sheet.has_variant, sheet.problems
     (['Q4'], False, ())
     >>> read_answers("student;question;answer\\nJosé;Q4;4,69 Mbit/s\\n".encode("cp1252")).notes
-    ("the file is not UTF-8: read as cp1252 (Windows Western European); check accented names such as 'José'", "columns separated by ';'")
+    ("the file is not UTF-8: read as cp1252 (Windows Western European); check accented names such as 'José'", "columns separated by ';'", "a comma in a number is its decimal mark in a file separated by ';' (as spreadsheets in most of Europe write it): 1 answer read so, such as '4,69 Mbit/s' as '4.69 Mbit/s'")
     """
 
     answers: object
@@ -132,6 +146,9 @@ class AnswerSheet:
     source: str = "answers"
     notes: tuple[str, ...] = ()
     reread: tuple[tuple[int, int], ...] = ()
+    decimal_comma: bool = False
+    id_column: str = "student"
+    question_texts: bool = False
 
 
 
@@ -294,30 +311,21 @@ def _start_and_delimiter(lines: list[str], name: str, notes: list[str]) -> tuple
     return start, delimiter
 
 
-def _header(reader, name: str) -> list[str]:
-    """The column names of the header record, checked."""
+def _layout(reader, name: str, columns_map) -> Layout:
+    """The layout of the file, from its header record (see :mod:`labcalc.grading._layouts`)."""
     try:
         header = next(reader)
     except csv.Error as exc:
         raise AnswerFileError(f"{name}: cannot read the header line ({exc})") from None
-    columns = [column_name(h) for h in header]
-    missing = [c for c in REQUIRED_COLUMNS if c not in columns]
-    if missing:
-        found = ", ".join(quote(c, 30) for c in columns[:6])
-        raise AnswerFileError(
-            f"{name}: missing column {missing[0]!r} (an answers file needs the columns "
-            f"student, question, answer, and optionally variant; found: {found})"
-        )
-    # counted once over the header: a header of 100,000 columns must cost one pass, not
-    # one pass per column (list.count in a loop took 110 s on 700 KB; issue 20)
-    counts = Counter(c for c in columns if c in REQUIRED_COLUMNS + ("variant",))
-    duplicated = sorted(c for c, n in counts.items() if n > 1)
-    if duplicated:
-        raise AnswerFileError(f"{name}: column {duplicated[0]!r} appears twice")
-    return columns
+    except StopIteration:
+        raise AnswerFileError(f"{name}: the file is empty") from None
+    try:
+        return find_layout(header, [column_name(h) for h in header], columns_map)
+    except LayoutError as exc:
+        raise AnswerFileError(f"{name}: {exc}") from None
 
 
-def read_answers(source, *, max_bytes: int = DEFAULT_MAX_BYTES) -> AnswerSheet:
+def read_answers(source, *, max_bytes: int = DEFAULT_MAX_BYTES, columns=None) -> AnswerSheet:
     """Read an answers CSV defensively: bad rows are reported and skipped, never fatal.
 
     Parameters
@@ -327,8 +335,19 @@ def read_answers(source, *, max_bytes: int = DEFAULT_MAX_BYTES) -> AnswerSheet:
         cp1252/latin-1 (said in ``notes``); any line endings; columns separated by
         commas, semicolons, tabs or ``|`` (found from the header line, or from an
         Excel ``sep=;`` first line); blank lines before the header are skipped.
+        Two layouts are read: one row per answer (columns ``student``, ``question``,
+        ``answer``, optionally ``variant``), and one row per attempt, as Moodle's quiz
+        "Responses" report downloads it (an identity column such as ``Username``,
+        ``Email address`` or ``ID number``, ``State``, ``Response 1`` ... ``Response n``,
+        optionally ``Question n``); see :mod:`labcalc.grading._layouts`.
     max_bytes : int
         Files larger than this [byte] are refused without being read.
+    columns : mapping, optional
+        Any other layout: labcalc's field (``student``, ``question``, ``answer``,
+        ``variant``, ``state``, ``response``, ``question_text``) -> the file's header
+        (any case); for ``response`` and ``question_text``, the prefix of numbered
+        columns (``{"response": "Antwort"}`` reads ``Antwort 1``, ``Antwort 2``...);
+        ``finished`` names the state of a graded attempt (``"Finished"``).
 
     Returns
     -------
@@ -338,7 +357,7 @@ def read_answers(source, *, max_bytes: int = DEFAULT_MAX_BYTES) -> AnswerSheet:
     ------
     AnswerFileError
         When the file as a whole cannot be used: missing, too large, binary, empty, or
-        without the columns ``student``, ``question`` and ``answer``.
+        without the columns a layout needs.
 
     Notes
     -----
@@ -351,6 +370,15 @@ def read_answers(source, *, max_bytes: int = DEFAULT_MAX_BYTES) -> AnswerSheet:
     otherwise: its row is reported and reading starts again on the next line, so that
     the rows after it are still graded; those rows are listed in ``reread``, and
     :func:`labcalc.grading.grade` never lets one of them replace an answer read before them.
+
+    Student ids are matched as an LMS matches them, without regard to letter case:
+    ``U2501`` and ``u2501`` are one student, named as first written, and a note says so.
+    In a file whose columns are separated by ``;`` (as a spreadsheet in most of Europe
+    saves CSV), a comma in a number is its decimal mark: ``1,802 Mbit/s`` is 1.802
+    Mbit/s, and ``1.234,5`` is 1234.5; a note gives how many answers hold one. In a
+    responses report, a student with several finished attempts is graded on the last
+    one in the file (the others are reported), and an attempt that is not finished is
+    reported and not graded.
 
     Examples
     --------
@@ -380,16 +408,26 @@ def read_answers(source, *, max_bytes: int = DEFAULT_MAX_BYTES) -> AnswerSheet:
     start, delimiter = _start_and_delimiter(lines, name, notes)
     it = Lines(lines, start)
     records = Records(lines, it, delimiter, notes)
-    columns = _header(records.reader, name)
-    rows, problems = _validate(records, columns, "variant" in columns)
-    return AnswerSheet(_frame(rows), tuple(problems), "variant" in columns, name, tuple(notes),
-                       tuple(records.reread))
+    layout = _layout(records.reader, name, columns)
+    rows, problems = _validate(layout.rows(records, _CONTROL), layout.has_variant)
+    if layout.kind == "responses":
+        rows = _last_attempts(rows, problems, notes)
+        notes.append(f"read as an LMS responses report: one row per attempt, student ids from column "
+                     f"{layout.id_column!r}, {len(layout.responses)} response columns")
+    rows = _merge_case(rows, notes)
+    decimal_comma = delimiter == ";"
+    if decimal_comma:
+        _note_decimal_commas(rows, notes)
+    problems.sort(key=lambda p: p.row)
+    return AnswerSheet(_frame(rows), tuple(problems), layout.has_variant, name, tuple(notes),
+                       tuple(records.reread), decimal_comma=decimal_comma, id_column=layout.id_column,
+                       question_texts=bool(layout.texts))
 
 
 def _frame(rows):
     import pandas as pd
 
-    df = pd.DataFrame(rows, columns=["row", "student", "question", "answer", "variant"])
+    df = pd.DataFrame(rows, columns=["row", "student", "question", "answer", "variant", "question_text"])
     return df.astype({"row": "int64", "variant": "int64"})
 
 
@@ -398,11 +436,9 @@ def _normal_question(text: str) -> str:
     return "Q" + text[1:] if text[:1] == "q" else text
 
 
-def _validate(records: Iterable, columns: list[str], has_variant: bool):
-    """Check each record; return the usable rows and the problems."""
-    i_student, i_question, i_answer = (columns.index(c) for c in REQUIRED_COLUMNS)
-    i_variant = columns.index("variant") if has_variant else None
-    n_columns = len(columns)
+def _validate(records: Iterable, has_variant: bool):
+    """Check each row ``[student, question, answer, variant, question_text]``; return
+    the usable rows and the problems."""
     rows, problems = [], []
 
     def problem(row, reason):
@@ -412,13 +448,6 @@ def _validate(records: Iterable, columns: list[str], has_variant: bool):
         if error is not None:
             problem(row, error)
             continue
-        if not fields or all(not str(f).strip() for f in fields):
-            continue  # blank line
-        if len(fields) != n_columns:
-            hint = " (an unquoted comma in the answer?)" if len(fields) > n_columns else ""
-            problem(row, f"{len(fields)} field{'s' if len(fields) != 1 else ''} where the header "
-                         f"has {n_columns}{hint}")
-            continue
         fields = [str(f) for f in fields]
         if any("\n" in f or "\r" in f for f in fields):
             problem(row, "a line break inside a field (an unclosed quote?)")
@@ -426,9 +455,9 @@ def _validate(records: Iterable, columns: list[str], has_variant: bool):
         if any(_CONTROL.search(f) for f in fields):
             problem(row, "contains binary data or control characters")
             continue
-        student = fields[i_student].strip()
-        question = _normal_question(fields[i_question])
-        answer = fields[i_answer].strip()
+        student = fields[0].strip()
+        question = _normal_question(fields[1])
+        answer = fields[2].strip()
         if not student:
             problem(row, "no student id")
             continue
@@ -450,19 +479,103 @@ def _validate(records: Iterable, columns: list[str], has_variant: bool):
             problem(row, f"answer longer than {MAX_ANSWER_CHARS} characters")
             continue
         variant = -1
-        if i_variant is not None:
-            text = normalize_text(fields[i_variant]).strip()
+        if has_variant:
+            text = normalize_text(fields[3]).strip()
             if text:  # an empty cell: the variant comes from the course salt (see labcalc.grading.grade)
                 m = _VARIANT.fullmatch(text)
                 if not m or int(m.group(1)) > MAX_SEED:
                     problem(row, f"variant {quote(text, 24)} is not a whole number between 0 and 2**63 - 1")
                     continue
                 variant = int(m.group(1))
-        rows.append((row, student, question, answer, variant))
+        rows.append((row, student, question, answer, variant, " ".join(fields[4].split())[:MAX_TEXT_CHARS]))
     return rows, problems
 
 
-_VARIANT = re.compile(r"([0-9]{1,19})(?:\.0*)?")
+def _last_attempts(rows, problems, notes):
+    """Of a responses report, each student's last attempt in the file (the others reported)."""
+    last: dict[str, int] = {}
+    for r in rows:
+        last[r[1].lower()] = r[0]
+    dropped = {}
+    for r in rows:
+        keep = last[r[1].lower()]
+        if r[0] != keep and r[0] not in dropped:
+            dropped[r[0]] = keep
+            problems.append(Problem(r[0], f"an earlier attempt of {quote(r[1], 30)}: the attempt at row "
+                                          f"{keep} is graded"))
+    if dropped:
+        notes.append(f"{len(dropped)} earlier attempt{'s' if len(dropped) != 1 else ''} of students with "
+                     f"several finished attempts not graded: each student's last attempt in the file is")
+    return [r for r in rows if r[0] not in dropped]
+
+
+def _merge_case(rows, notes):
+    """Student ids that differ only in letter case taken as one student (as an LMS
+    matches them), named as first written; a note lists them."""
+    first: dict[str, str] = {}
+    merged: dict[str, set] = {}
+    out = []
+    for r in rows:
+        key = r[1].lower()
+        name = first.setdefault(key, r[1])
+        if name != r[1]:
+            merged.setdefault(name, set()).add(r[1])
+            r = (r[0], name) + r[2:]
+        out.append(r)
+    if merged:
+        pairs = [f"{quote(a, 30)} = " + " = ".join(quote(b, 30) for b in sorted(others))
+                 for a, others in list(merged.items())[:3]]
+        more = f" and {len(merged) - 3} more" if len(merged) > 3 else ""
+        notes.append(f"{len(merged)} student id{'s' if len(merged) != 1 else ''} written with other letter "
+                     f"cases taken as the same student, as the LMS matches ids: " + "; ".join(pairs) + more)
+    return out
+
+
+# A number with a decimal comma, in a file whose columns are separated by ';': the
+# integer part (plain, or in groups of three separated by '.' or a space), the comma,
+# the decimals; nothing that continues the number after it. Hand-written because the
+# convention is the file's, not the answer grammar's (labcalc.numbers reads one text).
+_DECIMAL_COMMA = re.compile(r"^(\s*[-+\u2212]?\s*)([0-9]{1,3}(?:\.[0-9]{3})+|[0-9]{1,3}(?:[ \u00a0\u202f][0-9]{3})+"
+                            r"|[0-9]*),([0-9]+)(?![0-9.,])")
+
+
+def decimal_point_text(text: str) -> str:
+    """An answer with a decimal comma written with a decimal point (for ``;`` files).
+
+    Parameters
+    ----------
+    text : str
+        The answer as typed.
+
+    Returns
+    -------
+    str
+        The same answer with its leading number's decimal comma as a point and its
+        thousands separators removed; any other text unchanged.
+
+    Examples
+    --------
+    >>> decimal_point_text("1,802 Mbit/s"), decimal_point_text("1.234,5 kbit/s"), decimal_point_text("4.69")
+    ('1.802 Mbit/s', '1234.5 kbit/s', '4.69')
+    """
+    m = _DECIMAL_COMMA.match(text)
+    if not m:
+        return text
+    whole = re.sub(r"[. \u00a0\u202f]", "", m.group(2))
+    return f"{m.group(1)}{whole or '0'}.{m.group(3)}{text[m.end():]}"
+
+
+def _note_decimal_commas(rows, notes) -> None:
+    changed = [r[3] for r in rows if decimal_point_text(r[3]) != r[3]]
+    if changed:
+        example = changed[0]
+        notes.append(f"a comma in a number is its decimal mark in a file separated by ';' (as spreadsheets "
+                     f"in most of Europe write it): {len(changed)} answer{'s' if len(changed) != 1 else ''} "
+                     f"read so, such as {quote(example, 30)} as {quote(decimal_point_text(example), 30)}")
+
+
+#: A variant as written: digits (labcalc writes them after a "v", as text for spreadsheets).
+_VARIANT = re.compile(r"[vV]?([0-9]{1,19})(?:\.0*)?")
 #: Largest integer a float column holds exactly: larger variants in one lost digits.
 _EXACT_FLOAT = 2**53
 
@@ -546,8 +659,11 @@ def sheet_from_frame(df) -> AnswerSheet:
                                         f"column with an empty cell becomes float); keep the variant "
                                         f"column as integers (dtype 'Int64') or text")
                     continue
-            yield i + 2, [cell_text(v) for v in values], None
+            texts = [cell_text(v) for v in values]
+            yield i + 2, texts + [""] * (5 - len(texts)), None
 
-    rows, problems = _validate(records(), wanted, has_variant)
-    return AnswerSheet(_frame(rows), tuple(problems), has_variant, "answers")
+    rows, problems = _validate(records(), has_variant)
+    notes: list[str] = []
+    rows = _merge_case(rows, notes)
+    return AnswerSheet(_frame(rows), tuple(problems), has_variant, "answers", tuple(notes))
 

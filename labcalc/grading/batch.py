@@ -25,11 +25,13 @@ from typing import Mapping
 
 import numpy as np
 
+from labcalc.grading._layouts import SLOT_PREFIX
 from labcalc.grading.answerfile import (
-    DEFAULT_MAX_BYTES, AnswerFileError, AnswerSheet, Problem, quote, read_answers, sheet_from_frame,
+    DEFAULT_MAX_BYTES, AnswerFileError, AnswerSheet, Problem, decimal_point_text, quote, read_answers,
+    sheet_from_frame,
 )
 from labcalc.grading.check import grade_parsed, parse_answer
-from labcalc.grading.diagnosis import CONTEXT_SLIPS, credit_table, other_accountings
+from labcalc.grading.diagnosis import CONTEXT_SLIPS, credit_table, other_accountings, tolerance_band
 from labcalc.grading.tables import GradeResult, csv_safe, grades_table, stats_table
 
 __all__ = [
@@ -45,7 +47,7 @@ __all__ = [
 ]
 
 
-def grade(answers, lab, *, salt: str | None = None, accounting: str = "wire",
+def grade(answers, lab=None, *, assignment=None, salt: str | None = None, accounting: str | None = None,
           credit: Mapping[str, float] | None = None, sigfigs: int | None = None,
           points: Mapping[str, float] | None = None, jobs: int | None = None,
           lms: str | None = None) -> GradeResult:
@@ -56,9 +58,17 @@ def grade(answers, lab, *, salt: str | None = None, accounting: str = "wire",
     answers : AnswerSheet or pandas.DataFrame
         From :func:`read_answers`, or a frame with columns ``student``, ``question``,
         ``answer`` and optionally ``variant``.
-    lab : Lab or str
+    lab : Lab or str, optional
         The lab whose answer keys grade the answers (a :class:`labcalc.labs.Lab` or its
-        name, see :func:`labcalc.labs.get_lab`); no default.
+        name, see :func:`labcalc.labs.get_lab`); taken from ``assignment`` when it is
+        not given (and checked against it when it is); no default otherwise.
+    assignment : Assignment or path, optional
+        What the class was asked (:mod:`labcalc.grading.assignment`): only its
+        questions are graded (an answer to another is reported and skipped), with its
+        points, tolerances, slip credits and accounting; percentages are of its points.
+        The responses of an LMS report (questions ``"#n"``) are matched to questions by
+        the text each student saw, when the report holds it (which also gives the
+        variant each student drew), otherwise by the assignment's slots.
     salt : str, optional
         Course salt: each student's variant is ``variant_for(student, salt)``. With a
         variant column too, the column is checked against it rather than trusted: a
@@ -66,14 +76,15 @@ def grade(answers, lab, *, salt: str | None = None, accounting: str = "wire",
         empty cell takes the student's variant. Without a salt, the variant column
         decides (an empty cell is reported), and a note says that it was trusted;
         without both, every student is graded on the handout's numbers (variant 0).
-    accounting : str, default "wire"
-        Byte accounting of the answer key.
+    accounting : str, optional
+        Byte accounting of the answer key (the assignment's, else ``"wire"``).
     credit : mapping, optional
-        Partial credit per slip (see :data:`labcalc.grading.DEFAULT_CREDIT`).
+        Partial credit per slip (see :data:`labcalc.grading.DEFAULT_CREDIT`), on top of
+        the assignment's.
     sigfigs : int, optional
         Grade on significant digits instead of each answer's relative tolerance.
     points : mapping, optional
-        Points per answer id, replacing the lab's (``{"Q4": 2}``).
+        Points per answer id, replacing the lab's and the assignment's (``{"Q4": 2}``).
     jobs : int, optional
         Worker processes for answer keys not yet computed (see
         :func:`labcalc.grading.answer_keys`); ``1`` keeps everything in this process.
@@ -116,10 +127,12 @@ def grade(answers, lab, *, salt: str | None = None, accounting: str = "wire",
     ["row 4: unknown question 'Q99' (lab5 ids look like Q4, Q13.6, Q44.2)"]
     """
     from labcalc.grading.keys import answer_key
-    from labcalc.labs import get_lab
+    from labcalc.grading.lmsfiles import resolve_slots
 
-    lab = get_lab(lab)
-    credits = credit_table(credit)
+    task = _assignment(assignment)
+    lab = _lab(lab, task)
+    accounting = accounting or (task.accounting if task else "wire")
+    credits = credit_table({**(task.credit if task else {}), **(credit or {})})
     _check_sigfigs(sigfigs)
     if lms is not None:
         from labcalc.grading.moodle import site_language
@@ -129,22 +142,76 @@ def grade(answers, lab, *, salt: str | None = None, accounting: str = "wire",
             raise ValueError("lms: the Moodle quiz grades on tolerances; sigfigs cannot be used with lms")
     sheet = answers if isinstance(answers, AnswerSheet) else sheet_from_frame(answers)
     base_key = answer_key(lab, 0, accounting)
-    point_values = _point_values(base_key, points, lab.name)
+    point_values = _point_values(base_key, {**(task.points if task else {}), **(points or {})}, lab.name)
+    rtol, atol = _tolerances(base_key, task)
+    sheet, per_answer = resolve_slots(sheet, lab, task, accounting)
     rows = _Rows.of(sheet, base_key.ids)
     _drop_unknown_questions(rows, lab.name, base_key)
-    _resolve_variants(rows, sheet.has_variant, salt, lab)
+    asked = task.questions if task else base_key.ids
+    if task:
+        _drop_unasked(rows, set(asked), task)
+    _resolve_variants(rows, sheet.has_variant, salt, lab, per_answer)
     by_seed = _fetch_keys(rows, lab, accounting, jobs)
     _drop_repeated_answers(rows, sheet.reread)
-    detail = _evaluate(rows.kept(), base_key, by_seed, accounting, sigfigs, credits, point_values)
+    detail = _evaluate(rows.kept(), base_key, by_seed, accounting, sigfigs, credits, point_values, rtol, atol)
     if lms is not None:
         from labcalc.grading.lms import moodle_detail
 
-        detail = moodle_detail(detail, lab, lms, accounting=accounting, credit=credit, notes=rows.notes)
+        # the quiz Moodle grades is the assignment's (its tolerances and credits)
+        detail = moodle_detail(detail, lab, lms, accounting=accounting, credit=credit, notes=rows.notes,
+                               assignment=task)
     rows.problems.sort(key=lambda p: p.row)
-    return GradeResult(detail=detail, grades=grades_table(detail, base_key.ids, point_values),
-                       stats=stats_table(detail, lab.answers, base_key.ids, point_values),
+    asked_points = point_values[[base_key.ids.index(q) for q in asked]]
+    grades = grades_table(detail, asked, asked_points)
+    return GradeResult(detail=detail, grades=grades,
+                       stats=stats_table(detail, lab.answers, asked, asked_points, grades,
+                                         len(grades) if task else None),
                        problems=tuple(rows.problems), lab=lab.name, accounting=accounting,
-                       source=sheet.source, notes=tuple(rows.notes))
+                       source=sheet.source, notes=tuple(rows.notes), assignment=task,
+                       id_column=sheet.id_column)
+
+
+def _assignment(assignment):
+    """``None``, an :class:`~labcalc.grading.assignment.Assignment`, or one read from a path."""
+    from labcalc.grading.assignment import Assignment, read_assignment
+
+    if assignment is None or isinstance(assignment, Assignment):
+        return assignment
+    return read_assignment(assignment)
+
+
+def _lab(lab, task):
+    """The lab: given, or the assignment's (both must agree)."""
+    from labcalc.labs import get_lab
+
+    if lab is None:
+        if task is None:
+            raise ValueError("grade: give the lab (such as \"lab5\") or an assignment")
+        return get_lab(task.lab)
+    lab = get_lab(lab)
+    if task is not None and task.lab != lab.name:
+        raise ValueError(f"the assignment {task.source} is for {task.lab}, not {lab.name}")
+    return lab
+
+
+def _tolerances(base_key, task):
+    """The tolerances of every answer id: the lab's, with the assignment's in their place."""
+    rtol, atol = base_key.rtol.copy(), base_key.atol.copy()
+    if task is not None:
+        for answer_id, value in task.rtol.items():
+            rtol[base_key.ids.index(answer_id)] = value
+        for answer_id, value in task.atol.items():
+            atol[base_key.ids.index(answer_id)] = value
+    return rtol, atol
+
+
+def _drop_unasked(r: "_Rows", asked: set, task) -> None:
+    """Answers to questions the assignment did not ask are reported and skipped."""
+    listing = ", ".join(task.questions[:6]) + (" ..." if len(task.questions) > 6 else "")
+    for i in np.flatnonzero(r.keep & (r.answer_index >= 0)):
+        if r.ids[r.answer_index[i]] not in asked:
+            r.skip(i, f"{r.ids[r.answer_index[i]]} was not asked in this assignment ({task.source}: "
+                      f"{listing}); the answer is skipped")
 
 
 def _check_sigfigs(sigfigs) -> None:
@@ -176,6 +243,7 @@ class _Rows:
     students: np.ndarray
     questions: np.ndarray
     texts: np.ndarray
+    parse_texts: np.ndarray
     variants: np.ndarray
     answer_index: np.ndarray
     keep: np.ndarray
@@ -187,8 +255,12 @@ class _Rows:
         df = sheet.answers
         position = {answer_id: i for i, answer_id in enumerate(ids)}
         questions = df["question"].to_numpy(object)
+        texts = df["answer"].to_numpy(object)
+        # what the grammar reads: in a ';' file, a decimal comma written as a point
+        parse_texts = (np.array([decimal_point_text(t) for t in texts], dtype=object)
+                       if sheet.decimal_comma else texts)
         return cls(ids=tuple(ids), rows=df["row"].to_numpy(), students=df["student"].to_numpy(object),
-                   questions=questions, texts=df["answer"].to_numpy(object),
+                   questions=questions, texts=texts, parse_texts=parse_texts,
                    variants=df["variant"].to_numpy(dtype=np.int64).copy(),
                    answer_index=np.array([position.get(q, -1) for q in questions], dtype=np.int64),
                    keep=np.ones(len(df), bool), problems=list(sheet.problems), notes=list(sheet.notes))
@@ -200,7 +272,8 @@ class _Rows:
     def kept(self) -> "_Rows":
         idx = np.flatnonzero(self.keep)
         return _Rows(ids=self.ids, rows=self.rows[idx], students=self.students[idx],
-                     questions=self.questions[idx], texts=self.texts[idx], variants=self.variants[idx],
+                     questions=self.questions[idx], texts=self.texts[idx],
+                     parse_texts=self.parse_texts[idx], variants=self.variants[idx],
                      answer_index=self.answer_index[idx], keep=np.ones(len(idx), bool),
                      problems=self.problems, notes=self.notes)
 
@@ -208,10 +281,14 @@ class _Rows:
 def _drop_unknown_questions(r: _Rows, lab_name: str, base_key=None) -> None:
     example = ", ".join(i for i in ("Q4", "Q13.6", "Q44.2") if i in r.ids) or r.ids[0]
     for i in np.flatnonzero(r.answer_index < 0):
-        question = r.questions[i]
+        question = str(r.questions[i])
         # a question that asks for several numbers (Q13): each part has its own id
-        parts = base_key.parts(question) if base_key is not None and isinstance(question, str) else []
-        if parts:
+        parts = base_key.parts(question) if base_key is not None else []
+        if question.startswith(SLOT_PREFIX):
+            r.skip(i, f"response {question[1:]} of the LMS report: which question it answers is not known "
+                      f"(give an assignment whose questions are in the quiz's order, or download the report "
+                      f"with the question texts)")
+        elif parts:
             listing = ", ".join(f"{answer_id} ({label})" for answer_id, label in parts)
             r.skip(i, f"{quote(question, 20)} asks for {len(parts)} numbers; give each its own row with "
                       f"its id: {listing}")
@@ -219,9 +296,10 @@ def _drop_unknown_questions(r: _Rows, lab_name: str, base_key=None) -> None:
             r.skip(i, f"unknown question {quote(question, 20)} ({lab_name} ids look like {example})")
 
 
-def _resolve_variants(r: _Rows, has_variant: bool, salt: str | None, lab) -> None:
+def _resolve_variants(r: _Rows, has_variant: bool, salt: str | None, lab, per_answer: bool = False) -> None:
     """Each row's variant: from the course salt (the column checked against it), else
-    from the column (trusted, but the same for all of a student's rows), else 0."""
+    from the column (trusted, but the same for all of a student's rows unless each
+    answer has its own, as when an LMS draws a variant per question), else 0."""
     seeds = {s: lab.variant_for(s, salt) for s in set(r.students[r.keep])} if salt is not None else {}
     if has_variant and salt is not None:
         # the salt decides; the column is checked against it, never trusted
@@ -233,6 +311,12 @@ def _resolve_variants(r: _Rows, has_variant: bool, salt: str | None, lab) -> Non
                 r.skip(i, f"variant {v} is not the variant of student {quote(s, 30)} under the course "
                           f"salt ({seeds[s]}); the row is skipped")
         r.notes.append("the variant column was checked against the course salt")
+    elif has_variant and per_answer:
+        r.notes.append("each answer graded on the variant of the question the student saw (found from "
+                       "its text)")
+        for i in np.flatnonzero(r.keep & (r.variants < 0)):
+            r.skip(i, "the question text of this response matches no variant of the quiz; give the "
+                      "assignment whose export made the quiz ([export] variants and first_seed)")
     elif has_variant:
         r.notes.append("variants taken from the 'variant' column, not checked; pass the course salt "
                        "(--salt, or salt=) to derive and check them")
@@ -242,6 +326,8 @@ def _resolve_variants(r: _Rows, has_variant: bool, salt: str | None, lab) -> Non
             if v < 0:
                 r.skip(i, "no variant (the file has a variant column, and no course salt was given to "
                           "derive it)")
+            elif per_answer:
+                continue
             elif s not in first:
                 first[s] = (v, int(r.rows[i]))
             elif first[s][0] != v:
@@ -323,7 +409,8 @@ def _parse_all(texts, display_units, failed: dict) -> list:
     return parsed
 
 
-def _evaluate(r: _Rows, base_key, by_seed: dict, accounting: str, sigfigs, credits, point_values):
+def _evaluate(r: _Rows, base_key, by_seed: dict, accounting: str, sigfigs, credits, point_values,
+              rtol_all, atol_all):
     """Grade every kept row in one vectorised pass (the rules of check()); the detail table."""
     import pandas as pd
 
@@ -331,9 +418,9 @@ def _evaluate(r: _Rows, base_key, by_seed: dict, accounting: str, sigfigs, credi
     ai = r.answer_index
     bases = np.asarray(base_key.units, object)[ai]
     display_units = np.asarray(base_key.display_units, object)[ai]
-    display_factors, rtol, atol = base_key.display_factors[ai], base_key.rtol[ai], base_key.atol[ai]
+    display_factors, rtol, atol = base_key.display_factors[ai], rtol_all[ai], atol_all[ai]
     failed: dict[int, str] = {}
-    parsed = _parse_all(r.texts, display_units, failed)
+    parsed = _parse_all(r.parse_texts, display_units, failed)
     given = np.array([p.value for p in parsed], float)
     status = np.array([p.status for p in parsed], object)
 
@@ -363,6 +450,8 @@ def _evaluate(r: _Rows, base_key, by_seed: dict, accounting: str, sigfigs, credi
         "score": out["score"], "points": out["score"] * max_points, "max_points": max_points,
         "diagnosis": pd.Series(out["diagnosis"], dtype=object), "message": messages,
         "expected": expected, "given": np.where(status == "ok", given, np.nan), "unit": display_units,
+        "tolerance": tolerance_band(expected, rtol, atol, np.full(len(expected), sigfigs or 0.0),
+                                    display_factors),
     })
     order = np.lexsort((ai, r.students.astype(str))) if len(r.rows) else np.zeros(0, int)
     return detail.iloc[order].reset_index(drop=True)
@@ -392,20 +481,23 @@ def _grade_one_by_one(run, n, failed):
 
 
 
-def grade_file(path, lab, *, max_bytes: int = DEFAULT_MAX_BYTES, **options) -> GradeResult:
+def grade_file(path, lab=None, *, max_bytes: int = DEFAULT_MAX_BYTES, columns=None, **options) -> GradeResult:
     """:func:`read_answers` then :func:`grade` (options as in :func:`grade`).
 
     Parameters
     ----------
     path : str, Path, bytes or file object
         The answers file (as for :func:`read_answers`).
-    lab : Lab or str
-        The lab whose answer keys grade the file; no default.
+    lab : Lab or str, optional
+        The lab whose answer keys grade the file (or the assignment's).
     max_bytes : int
         Files larger than this [byte] are refused without being read.
+    columns : mapping, optional
+        The file's column names (see :func:`read_answers`); by default the
+        assignment's ``[columns]``.
     **options
-        Passed to :func:`grade`: ``salt``, ``accounting``, ``credit``, ``sigfigs``,
-        ``points``, ``jobs``.
+        Passed to :func:`grade`: ``assignment``, ``salt``, ``accounting``, ``credit``,
+        ``sigfigs``, ``points``, ``jobs``.
 
     Returns
     -------
@@ -417,4 +509,7 @@ def grade_file(path, lab, *, max_bytes: int = DEFAULT_MAX_BYTES, **options) -> G
     >>> grade_file(b"student,question,answer\\nada,Q3,1066 bytes\\n", "lab5").grades["total"].tolist()
     [1.0]
     """
-    return grade(read_answers(path, max_bytes=max_bytes), lab, **options)
+    task = _assignment(options.pop("assignment", None))
+    if columns is None and task is not None:
+        columns = task.columns
+    return grade(read_answers(path, max_bytes=max_bytes, columns=columns), lab, assignment=task, **options)

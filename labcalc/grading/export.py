@@ -5,7 +5,8 @@ that a Moodle quiz can draw a random variant from each category. A question carr
 
 - its text with the variant's numbers, self-contained (:meth:`labcalc.labs.Answer.text`),
   and how to answer (``Type the number and its unit, e.g. 2.5 Mbit/s``; in GIFT, the
-  number only in the stated unit): :func:`question_text` writes both, for either format;
+  number only in the stated unit): :func:`labcalc.grading.quiztext.question_text` writes
+  both, for either format;
 - the answers in the order Moodle tries them (it takes the first whose interval
   ``[value - tolerance, value + tolerance]`` holds the response): the right value with
   labcalc's tolerance first, then one answer per stretch of numbers on which labcalc's
@@ -110,10 +111,10 @@ from labcalc.grading.check import is_percent_unit
 from labcalc.grading.diagnosis import (CONTEXT_SLIPS, ROUNDING_FACTOR, SLIP_BAND, SLIPS, credit_table, evaluate,
                                        other_accountings, slip_candidates, tolerance_band)
 from labcalc.grading.messages import NONNEGATIVE_NAME, slip_hint, times_text
-from labcalc.grading.moodle import how_to_answer, site_language
+from labcalc.grading.moodle import site_language
+from labcalc.grading.quiztext import question_text, rounded_bands
 
-__all__ = ["moodle_xml", "gift", "quiz_items", "question_text", "answer_instruction", "MOODLE_FRACTIONS",
-           "UNIT_CHOICES"]
+__all__ = ["moodle_xml", "gift", "quiz_items", "MOODLE_FRACTIONS", "UNIT_CHOICES"]
 
 #: The grades Moodle accepts for an answer [percent].
 MOODLE_FRACTIONS = (100.0, 90.0, 83.33333, 80.0, 75.0, 70.0, 66.66667, 60.0, 50.0, 40.0,
@@ -191,82 +192,6 @@ def _clean(x: float) -> float:
 #: make one display unit); see :class:`_UnitChoices`.
 UNIT_CHOICES: Mapping[str, Sequence[tuple[str, float]]] = _UnitChoices()
 
-def answer_instruction(unit: str, *, unit_field: bool = True, site="en") -> str:
-    """The sentences that tell a student what to give and how to type it, for a quiz question.
-
-    The one place that words them, for Moodle XML and GIFT alike (and for anything that
-    shows a quiz question: :func:`question_text`): what to give, in the question's unit
-    (a share as a fraction, a constant as a plain number), then how to type it so that a
-    Moodle site in ``site``'s language reads it as labcalc does
-    (:func:`labcalc.grading.moodle.how_to_answer`).
-
-    Parameters
-    ----------
-    unit : str
-        The question's display unit (``"Mbit/s"``, ``"bytes"``, ``"ms"``; ``"%"`` for a
-        share, asked as a fraction; ``""`` for a plain number).
-    unit_field : bool, default True
-        Whether the quiz reads a unit typed after the number (Moodle XML: the student
-        types it); False for GIFT, which has no units (the number only, in ``unit``).
-    site : str or SiteLanguage, default "en"
-        The language of the Moodle site the quiz is for (its decimal separator).
-
-    Returns
-    -------
-    str
-        Two sentences, starting with a space.
-
-    Examples
-    --------
-    >>> answer_instruction("ms")[:80]
-    ' Give the answer in ms. Type the number with a decimal point and no thousands se'
-    >>> answer_instruction("ms", unit_field=False)
-    ' Give the answer in ms, the number only. Type the number alone, with a decimal point and no thousands separator (4.5, not 4,5).'
-    >>> answer_instruction("%", site="fr")
-    ' Give the answer as a fraction between 0 and 1, the number only (a share of 25 % is 0.25). Type the number alone, with a decimal point or a decimal comma and no thousands separator (4.5 or 4,5).'
-    """
-    if unit == "%":
-        what = " Give the answer as a fraction between 0 and 1, the number only (a share of 25 % is 0.25)."
-    elif not unit:
-        what = " Give the answer as a plain number."
-    elif unit_field:
-        what = f" Give the answer in {unit}."
-    else:
-        what = f" Give the answer in {unit}, the number only."
-    typed = unit if unit_field and unit != "%" else ""
-    return f"{what} {how_to_answer(typed, site)}"
-
-
-def question_text(answer, params=None, *, accounting: str = "wire", unit_field: bool = True,
-                  site="en") -> str:
-    """The text of a quiz question: the question with the variant's numbers, then how to answer.
-
-    Parameters
-    ----------
-    answer : Answer
-        The lab's answer (:class:`labcalc.labs.Answer`); its :meth:`~labcalc.labs.Answer.text`
-        gives the question, self-contained, with the numbers of ``params``.
-    params : object, optional
-        The variant's parameters (the handout's by default).
-    accounting : str, default "wire"
-        Which bytes the links count, as the text says it.
-    unit_field, site
-        As in :func:`answer_instruction`.
-
-    Returns
-    -------
-    str
-
-    Examples
-    --------
-    >>> from labcalc.labs.lab5 import get_answer
-    >>> question_text(get_answer("Q29"))[-302:-236]
-    'Which RTT does h3 measure when it pings h1? Give the answer in ms.'
-    """
-    return answer.text(params, accounting) + answer_instruction(answer.display_unit, unit_field=unit_field,
-                                                                site=site)
-
-
 @functools.lru_cache(maxsize=1024)
 def _nearest_fraction(share: float) -> float:
     """The grade Moodle accepts [%] nearest to a share of the points [1]."""
@@ -289,71 +214,6 @@ def _fmt(x: float) -> str:
         text = format(Decimal(text), "f")
         return text.rstrip("0").rstrip(".") if "." in text else text
     return text[:-2] if text.endswith(".0") else text
-
-
-def _step_exponent(half: float) -> int:
-    """Decimal exponent of the rounding step of an interval of half-width ``half``:
-    at most a hundredth of it, so that an edge moves by at most 0.5 % of the width."""
-    return math.floor(math.log10(half)) - 2
-
-
-def _rounded(mids: list[float], halves: list[float]) -> tuple[list[float], list[float]]:
-    """The answers' intervals written at the precision their widths need, not with 17 digits.
-
-    The right answer (the first interval) is written as its value rounded to a
-    hundredth of its tolerance and its tolerance rounded up to the same step, so that
-    students read ``4.6904`` (``± 0.0470``) on review; its edges move outwards by at
-    most 1.5 % of the tolerance (when another interval shares one of its edges, that
-    edge stays shared and the other moves by at most 1 %). The other intervals are given by their edges, each
-    rounded to a hundredth of the narrowest interval that has it as an edge, and two
-    intervals that share an edge keep sharing the same decimal number: no gap opens
-    between the pieces of the number line, and no edge moves by more than 0.5 % of
-    the narrower interval. A right answer of 0 keeps its lower edge at exactly 0.
-    """
-    import decimal
-
-    n = len(mids)
-    ok = [math.isfinite(h) and h > 0 and math.isfinite(m) for m, h in zip(mids, halves)]
-    if not all(ok):
-        return mids, halves
-    context = decimal.Context(prec=60, rounding=decimal.ROUND_HALF_EVEN)
-    D = context.create_decimal_from_float
-    lo = [m - h for m, h in zip(mids, halves)]
-    hi = [m + h for m, h in zip(mids, halves)]
-    exps = [_step_exponent(h) for h in halves]
-    # edges shared by two intervals (equal up to float noise) are rounded together
-    edges = sorted((e, j, side) for j in range(n) for side, e in ((0, lo[j]), (1, hi[j])))
-    groups: list[list] = []
-    for e, j, side in edges:
-        if groups and abs(e - groups[-1][0]) <= 1e-9 * max(abs(e), abs(groups[-1][0])):
-            groups[-1][1].append((j, side))
-        else:
-            groups.append([e, [(j, side)]])
-    shared = [False, False]  # whether the right answer's lower / upper edge is another's too
-    new_lo, new_hi = [None] * n, [None] * n
-    for e, members in groups:
-        k = min(exps[j] for j, _ in members)
-        value = D(0) if e == 0 else D(e).quantize(decimal.Decimal(1).scaleb(k), context=context)
-        for j, side in members:
-            (new_lo if side == 0 else new_hi)[j] = value
-            if j == 0 and len(members) > 1:
-                shared[side] = True
-    if lo[0] != 0 and not all(shared):
-        step = decimal.Decimal(1).scaleb(exps[0])
-        mid = D(mids[0]).quantize(step, context=context)
-        if shared[0]:  # the shared edge stays; the other one gives a short value
-            new_hi[0] = 2 * mid - new_lo[0]
-        elif shared[1]:
-            new_lo[0] = 2 * mid - new_hi[0]
-        else:
-            # the grader widens every band by a relative 1e-9 (values on the edge count
-            # as inside): that noise is dropped before rounding up, so 0.5 stays 0.5
-            half = D(float(f"{halves[0]:.8g}")).quantize(step, rounding=decimal.ROUND_CEILING,
-                                                         context=context)
-            new_lo[0], new_hi[0] = mid - half, mid + half
-    out_mids = [float((a + b) / 2) for a, b in zip(new_lo, new_hi)]
-    out_halves = [float((b - a) / 2) for a, b in zip(new_lo, new_hi)]
-    return out_mids, out_halves
 
 
 _POINT_ZERO = re.compile(r"\.0(?=,|$)")
@@ -401,7 +261,8 @@ def quiz_items(lab=None, seeds: Iterable[int] | None = None, *,
         variants, points, tolerances and credits, the same that ``labcalc grade`` uses.
     unit_field : bool, default True
         Whether the quiz reads a unit typed after the number (Moodle XML); False for
-        GIFT, whose texts ask for the number only (see :func:`answer_instruction`).
+        GIFT, whose texts ask for the number only (see
+        :func:`labcalc.grading.quiztext.answer_instruction`).
 
     Returns
     -------
@@ -532,7 +393,7 @@ def _items(lab, seeds, answer_ids, accounting, credit, slips, unit_field=True, t
                 lo, hi = lo_n * scale, hi_n * scale
                 mids += ((lo + hi) / 2).tolist()
                 halves += ((hi - lo) / 2).tolist()
-            mids, halves = _rounded(mids, halves)
+            mids, halves = rounded_bands(mids, halves)
             items.append({
                 "id": answer_id, "seed": s, "name": f"{lab} {answer_id} (variant {s})",
                 "text": question_text(a, key.params, accounting=accounting, unit_field=unit_field, site=site),

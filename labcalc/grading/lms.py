@@ -103,7 +103,7 @@ def _credit_key(credit: Mapping[str, float] | None):
 
 def moodle_questions(lab, wanted: Iterable[tuple[str, int]], *, accounting: str = "wire",
                      credit: Mapping[str, float] | None = None,
-                     unit_penalty: float = 1.0) -> dict[tuple[str, int], AskedQuestion]:
+                     unit_penalty: float = 1.0, assignment=None) -> dict[tuple[str, int], AskedQuestion]:
     """The exported questions of many (answer id, variant) pairs, as Moodle holds them.
 
     Parameters
@@ -118,6 +118,8 @@ def moodle_questions(lab, wanted: Iterable[tuple[str, int]], *, accounting: str 
         Partial credit per slip (as in the export).
     unit_penalty : float, default 1.0
         The export's unit penalty.
+    assignment : Assignment, optional
+        The assignment the quiz was exported from (its points, tolerances and credits).
 
     Returns
     -------
@@ -148,7 +150,8 @@ def moodle_questions(lab, wanted: Iterable[tuple[str, int]], *, accounting: str 
             by_id[answer_id].append(int(seed))
     out: dict[tuple[str, int], AskedQuestion] = {}
     for answer_id, seeds in by_id.items():
-        for item in quiz_items(lab, seeds, answer_ids=[answer_id], accounting=accounting, credit=credit):
+        for item in quiz_items(lab, seeds, answer_ids=[answer_id], accounting=accounting, credit=credit,
+                               assignment=assignment):
             unit = item["unit"]
             units = _stored_units(unit)
             answers = tuple((php_stored(fraction) / 100, php_stored(value), php_stored(tolerance))
@@ -411,7 +414,7 @@ def moodle_verdict(result: CheckResult, answer, asked: AskedQuestion, lms="moodl
 
 
 def moodle_detail(detail, lab, lms, *, accounting: str = "wire", credit: Mapping[str, float] | None = None,
-                  notes: list | None = None):
+                  notes: list | None = None, assignment=None):
     """A class's graded answers in Moodle mode: :func:`moodle_verdict` on every row.
 
     Parameters
@@ -432,6 +435,8 @@ def moodle_detail(detail, lab, lms, *, accounting: str = "wire", credit: Mapping
     notes : list, optional
         If given, a sentence saying how many answers got Moodle's grade instead of
         labcalc's is appended.
+    assignment : Assignment, optional
+        The assignment the quiz was exported from (see :func:`moodle_questions`).
 
     Returns
     -------
@@ -459,7 +464,7 @@ def moodle_detail(detail, lab, lms, *, accounting: str = "wire", credit: Mapping
         out.insert(out.columns.get_loc("score") + 1, "labcalc_score", out["score"])
         return out
     pairs = set(zip(out["question"], out["variant"].astype(int)))
-    asked = moodle_questions(lab, sorted(pairs), accounting=accounting, credit=credit)
+    asked = moodle_questions(lab, sorted(pairs), accounting=accounting, credit=credit, assignment=assignment)
     labcalc_scores = out["score"].to_numpy(float).copy()
     scores, corrects, messages = [], [], []
     changed = 0

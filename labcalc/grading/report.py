@@ -1,8 +1,19 @@
-"""The HTML report of a graded class: statistics per question, problems, feedback.
+"""The HTML report of a graded class: what was asked, how each question went, and why.
+
+Sections: summary (and the assignment: questions asked, points), distribution of the
+totals, statistics per question (answered, not answered, right, mean score,
+discrimination index, most frequent slip), item analysis (the most common wrong answers
+of each question and the slip they correspond to), answers worth a look (hints, not
+verdicts: :func:`labcalc.grading.analysis.worth_a_look`), slips over all answers, skipped
+rows, and each student's answers with the expected value and the feedback. The expected
+values can be held back until a deadline (``expected_after``): before it, the report
+says when they will be shown.
 
 Everything that comes from the students' file (ids, answers, and the messages that
 quote them) goes through :func:`html.escape`; the page has no script and a content
-security policy that forbids any, so a hostile answer stays text.
+security policy that forbids any, so a hostile answer stays text. Every table sits in a
+box that scrolls sideways on a narrow window (a phone, a split screen) instead of
+widening the page.
 
 Examples
 --------
@@ -15,24 +26,31 @@ Examples
 
 from __future__ import annotations
 
+import datetime as _dt
 import html
 import math
 
-__all__ = ["report_html"]
+__all__ = ["report_html", "expected_shown"]
 
 #: At most this many skipped rows are listed (a hostile file could hold a million).
 MAX_LISTED_PROBLEMS = 1000
 
 _CSS = """
-body { font-family: system-ui, sans-serif; margin: 2em; color: #222; max-width: 70em; }
-table { border-collapse: collapse; margin: 0.5em 0 1.5em 0; }
-th, td { border: 1px solid #ccc; padding: 0.2em 0.6em; text-align: left; vertical-align: top; }
+body { font-family: system-ui, sans-serif; margin: 2em; color: #222; max-width: 70em;
+       overflow-wrap: anywhere; }
+.scroll { overflow-x: auto; max-width: 100%; margin: 0.5em 0 1.5em 0; }
+table { border-collapse: collapse; }
+th, td { border: 1px solid #ccc; padding: 0.2em 0.6em; text-align: left; vertical-align: top;
+         overflow-wrap: normal; }
+td.text { min-width: 12em; overflow-wrap: anywhere; }
 th { background: #f0f0f0; }
-td.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 tr.right td { background: #f3fbf3; } tr.partial td { background: #fffbea; }
-tr.wrong td { background: #fdf1f1; }
+tr.wrong td { background: #fdf1f1; } tr.blank td { color: #777; }
 details { margin: 0.2em 0; } summary { cursor: pointer; }
 .bar { display: inline-block; background: #4a7ebb; height: 0.8em; }
+.hint { color: #555; }
+@media (max-width: 40em) { body { margin: 0.5em; } th, td { padding: 0.2em 0.3em; } }
 """
 
 
@@ -50,29 +68,87 @@ def _num(x) -> str:
     return f"{x:.4g}"
 
 
-def report_html(result, title: str | None = None) -> str:
+def _table(head: list[str], rows: list[str]) -> str:
+    """A table in a box that scrolls sideways when the window is narrower than it."""
+    header = "".join(f"<th>{_e(h)}</th>" for h in head)
+    return f'<div class="scroll"><table><tr>{header}</tr>' + "".join(rows) + "</table></div>"
+
+
+def _moment(value, what: str) -> _dt.datetime | None:
+    """A moment (datetime, or ISO 8601 text such as ``2025-06-01T23:59``) as an aware datetime."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        try:
+            value = _dt.datetime.fromisoformat(value.strip())
+        except ValueError:
+            raise ValueError(f"{what} must be a date and time such as 2025-06-01T23:59; got {value!r}") from None
+    if isinstance(value, _dt.date) and not isinstance(value, _dt.datetime):
+        value = _dt.datetime.combine(value, _dt.time(23, 59, 59))
+    if not isinstance(value, _dt.datetime):
+        raise ValueError(f"{what} must be a date and time; got {value!r}")
+    return value if value.tzinfo else value.astimezone()
+
+
+def expected_shown(expected_after=None, now=None) -> bool:
+    """Whether students' expected values may be shown: no deadline, or it has passed.
+
+    Parameters
+    ----------
+    expected_after : datetime, date or str, optional
+        The deadline (ISO 8601 text such as ``"2025-06-01T23:59"``; a date alone means
+        its end; a time without a zone is local time).
+    now : datetime, optional
+        The present (for tests); the clock by default.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> expected_shown(), expected_shown("2000-01-01T00:00"), expected_shown("2999-01-01")
+    (True, True, False)
+    """
+    deadline = _moment(expected_after, "expected_after")
+    if deadline is None:
+        return True
+    present = _moment(now, "now") if now is not None else _dt.datetime.now().astimezone()
+    return present >= deadline
+
+
+def report_html(result, title: str | None = None, *, expected_after=None, now=None) -> str:
     """Render a :class:`labcalc.grading.GradeResult` as a self-contained HTML page.
 
     Parameters
     ----------
     result : GradeResult
     title : str, optional
-        Page title; ``"labcalc grading report: <lab>"`` by default.
+        Page title; ``"labcalc grading report: <lab>"`` (and the assignment's title) by default.
+    expected_after : datetime, date or str, optional
+        Hold the expected values back until this moment (see :func:`expected_shown`):
+        a report made before it says when they will be shown instead of showing them.
+    now : datetime, optional
+        The present, for tests.
 
     Returns
     -------
     str
-        The page: summary, distribution of totals, statistics per question (share
-        right, mean score, most frequent slip), slips overall, skipped rows, and each
-        student's answers with their feedback messages.
-    """
-    from labcalc.grading.diagnosis import SLIPS
+        The page (see the module documentation for its sections).
 
-    title = title or f"labcalc grading report: {result.lab}"
-    detail, grades, stats = result.detail, result.grades, result.stats
+    Examples
+    --------
+    >>> from labcalc.grading import grade, read_answers
+    >>> res = grade(read_answers(b"student,question,answer\\nada,Q4,4.69 Mbit/s\\n"), "lab5")
+    >>> "4.6904 Mbit/s" in report_html(res), "4.6904" in report_html(res, expected_after="2999-01-01")
+    (True, False)
+    """
+    task = getattr(result, "assignment", None)
+    title = title or f"labcalc grading report: {result.lab}" + (f", {task.title}" if task and task.title else "")
     out = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
         "style-src 'unsafe-inline'\">",
         f"<title>{_e(title)}</title><style>{_CSS}</style></head><body>",
@@ -80,83 +156,166 @@ def report_html(result, title: str | None = None) -> str:
         f"<p>{_e(result.summary())}. Answer key: {_e(result.accounting)} accounting; "
         f"source file: {_e(result.source)}.</p>",
     ]
+    if task is not None:
+        out.append(f"<p>Assignment {_e(task.source)}: {len(task.questions)} questions asked "
+                   f"({_e(', '.join(task.questions))}), {_num(task.max_points)} points; percentages "
+                   f"are of these points.</p>")
     notes = getattr(result, "notes", ())
     if notes:
         out.append("<p>Reading the file: " + "; ".join(_e(n) for n in notes) + ".</p>")
+    out += _distribution(result.grades)
+    out += _questions(result)
+    if len(result.detail):
+        out += _wrong_answers(result)
+        out += _hints(result.detail)
+        out += _slips(result.detail)
+    out += _problems(result.problems)
+    out += _students(result, expected_after, now)
+    out.append("</body></html>")
+    return "\n".join(out)
 
-    # distribution of the totals
-    if len(grades):
-        pct = grades["percent"].to_numpy(float)
-        out.append("<h2>Distribution of the totals</h2><table><tr><th>percent of the points</th>"
-                   "<th>students</th><th></th></tr>")
-        edges = list(range(0, 101, 10))
-        counts = [int(((pct >= lo) & ((pct < lo + 10) if lo < 90 else (pct <= 100))).sum())
-                  for lo in edges[:-1]]
-        most = max(counts) or 1
-        for lo, c in zip(edges[:-1], counts):
-            hi = lo + 10
-            out.append(f"<tr><td>{lo}-{hi} %</td><td class=\"num\">{c}</td>"
-                       f"<td><span class=\"bar\" style=\"width:{20 * c / most:.1f}em\"></span></td></tr>")
-        out.append("</table>")
 
-    # per question
+def _distribution(grades) -> list[str]:
+    if not len(grades):
+        return []
+    pct = grades["percent"].to_numpy(float)
+    edges = list(range(0, 101, 10))
+    counts = [int(((pct >= lo) & ((pct < lo + 10) if lo < 90 else (pct <= 100))).sum()) for lo in edges[:-1]]
+    most = max(counts) or 1
+    return ["<h2>Distribution of the totals</h2>", _table(["percent of the points", "students", ""], [
+        f"<tr><td>{lo}-{lo + 10} %</td><td class=\"num\">{c}</td>"
+        f"<td><span class=\"bar\" style=\"width:{12 * c / most:.1f}em\"></span></td></tr>"
+        for lo, c in zip(edges[:-1], counts)])]
+
+
+def _questions(result) -> list[str]:
+    from labcalc.grading.diagnosis import SLIPS
+
+    detail = result.detail
     variants = set(detail["variant"].tolist()) if len(detail) else set()
     asked = ("what is asked (with the handout's numbers; each variant has its own)"
              if variants - {0} else "what is asked")
-    out.append(f"<h2>Questions</h2><table><tr><th>id</th><th>{_e(asked)}</th><th>points</th>"
-               "<th>answered</th><th>right</th><th>mean score</th><th>most frequent slip</th>"
-               "<th>share of the wrong answers</th></tr>")
-    for answer_id, row in stats.iterrows():
+    rows = []
+    for answer_id, row in result.stats.iterrows():
         top = row["top_diagnosis"]
         top_text = f"{top}: {SLIPS.get(top, '')}" if isinstance(top, str) else ""
-        out.append(
-            f"<tr><td>{_e(answer_id)}</td><td>{_e(row['item'])}</td><td class=\"num\">{_num(row['points'])}</td>"
-            f"<td class=\"num\">{int(row['answered'])}</td><td class=\"num\">{_pct(row['correct'])}</td>"
-            f"<td class=\"num\">{_pct(row['mean_score'])}</td><td>{_e(top_text)}</td>"
-            f"<td class=\"num\">{_pct(row['top_share'])}</td></tr>")
-    out.append("</table>")
+        disc = row["discrimination"]
+        rows.append(
+            f"<tr><td>{_e(answer_id)}</td><td class=\"text\">{_e(row['item'])}</td>"
+            f"<td class=\"num\">{_num(row['points'])}</td><td class=\"num\">{int(row['answered'])}</td>"
+            f"<td class=\"num\">{int(row['blank'])}</td><td class=\"num\">{_pct(row['correct'])}</td>"
+            f"<td class=\"num\">{_pct(row['mean_score'])}</td>"
+            f"<td class=\"num\">{'' if math.isnan(disc) else f'{disc:.2f}'}</td>"
+            f"<td class=\"text\">{_e(top_text)}</td><td class=\"num\">{_pct(row['top_share'])}</td></tr>")
+    return ["<h2>Questions</h2>",
+            '<p class="hint">Right: share of the answers given. Mean score: over the students asked, a '
+            "question not answered scoring 0. Discrimination: correlation of the question's points with "
+            "the points on the rest (around 0.3 or more separates stronger from weaker students; near 0 "
+            "or below, look at the question).</p>",
+            _table(["id", asked, "points", "answered", "not answered", "right", "mean score",
+                    "discrimination", "most frequent slip", "share of the wrong answers"], rows)]
 
-    # slips overall
-    if len(detail):
-        counts = detail["diagnosis"].dropna().value_counts()
-        if len(counts):
-            out.append("<h2>Slips over all answers</h2><table><tr><th>diagnosis</th><th>meaning</th>"
-                       "<th>answers</th></tr>")
-            for code, n in counts.items():
-                meaning = " + ".join(SLIPS.get(c, c) for c in str(code).split("+"))
-                out.append(f"<tr><td>{_e(code)}</td><td>{_e(meaning)}</td><td class=\"num\">{int(n)}</td></tr>")
-            out.append("</table>")
 
-    # problems
-    listed = min(len(result.problems), MAX_LISTED_PROBLEMS)
-    heading = (f"Skipped rows ({len(result.problems)}; the first {listed} are listed)"
-               if len(result.problems) > MAX_LISTED_PROBLEMS else f"Skipped rows ({len(result.problems)})")
-    out.append(f"<h2>{_e(heading)}</h2>")
-    if result.problems:
-        out.append("<table><tr><th>row</th><th>reason</th></tr>")
-        for p in result.problems[:MAX_LISTED_PROBLEMS]:
-            out.append(f"<tr><td class=\"num\">{p.row}</td><td>{_e(p.reason)}</td></tr>")
-        out.append("</table>")
-        if len(result.problems) > MAX_LISTED_PROBLEMS:
-            out.append(f"<p>... and {len(result.problems) - MAX_LISTED_PROBLEMS} more, not listed "
-                       f"(the command line prints them all with --problems).</p>")
-    else:
-        out.append("<p>None: every row was graded.</p>")
+def _wrong_answers(result) -> list[str]:
+    from labcalc.grading.analysis import common_wrong_answers
+    from labcalc.grading.diagnosis import SLIPS
 
-    # per student
-    out.append("<h2>Feedback per student</h2>")
-    if len(detail):
-        totals = grades.set_index("student")
-        for student, g in detail.groupby("student", sort=True):
-            t = totals.loc[student]
-            out.append(f"<details><summary>{_e(student)}: {_num(t['total'])} / {_num(t['max_total'])} "
-                       f"points ({t['percent']:.0f} %), variant {int(t['variant'])}</summary>")
-            out.append("<table><tr><th>id</th><th>answer</th><th>points</th><th>feedback</th></tr>")
-            for r in g.itertuples(index=False):
-                css = "right" if r.correct else ("partial" if r.score > 0 else "wrong")
-                out.append(f"<tr class=\"{css}\"><td>{_e(r.question)}</td><td>{_e(r.answer)}</td>"
-                           f"<td class=\"num\">{_num(r.points)} / {_num(r.max_points)}</td>"
-                           f"<td>{_e(r.message)}</td></tr>")
-            out.append("</table></details>")
-    out.append("</body></html>")
-    return "\n".join(out)
+    rows = []
+    for answer_id in result.stats.index:
+        for g in common_wrong_answers(result.detail, answer_id):
+            if g["ratio"] is not None:
+                what = f"{g['ratio']:g} x the right value"
+            elif g["value"] is not None:
+                what = f"{g['value']:g} (the right value is 0)"
+            else:
+                what = "could not be read"
+            slip = f"{g['slip']}: {SLIPS.get(g['slip'], '')}" if g["slip"] else "no slip recognised"
+            rows.append(f"<tr><td>{_e(answer_id)}</td><td class=\"num\">{g['students']}</td>"
+                        f"<td>{_e(what)}</td><td class=\"text\">{_e(slip)}</td>"
+                        f"<td class=\"text\">{_e(g['example'])}</td></tr>")
+    if not rows:
+        return []
+    return ["<h2>Most common wrong answers</h2>",
+            '<p class="hint">Per question, up to three groups of wrong answers (not blanks), each as a '
+            "multiple of the student's own right value, so that a slip made on different variants falls "
+            "in one group.</p>",
+            _table(["id", "students", "answer", "what it corresponds to", "for example"], rows)]
+
+
+def _hints(detail) -> list[str]:
+    from labcalc.grading.analysis import worth_a_look
+
+    hints = worth_a_look(detail)
+    if not hints:
+        return ["<h2>Worth a look</h2>", "<p>Nothing: no wrong answer is shared unusually.</p>"]
+    return ["<h2>Worth a look</h2>",
+            '<p class="hint">Hints, not verdicts: answers shared in a way that chance rarely produces. '
+            "Each may have an honest reason.</p>",
+            _table(["id", "students", "answer", "why"], [
+                f"<tr><td>{_e(h['question'])}</td><td class=\"text\">{_e(', '.join(h['students']))}</td>"
+                f"<td class=\"text\">{_e(h['answer'])}</td><td class=\"text\">{_e(h['kind'])}: "
+                f"{_e(h['why'])}</td></tr>" for h in hints])]
+
+
+def _slips(detail) -> list[str]:
+    from labcalc.grading.diagnosis import SLIPS
+
+    counts = detail["diagnosis"].dropna().value_counts()
+    if not len(counts):
+        return []
+    return ["<h2>Slips over all answers</h2>", _table(["diagnosis", "meaning", "answers"], [
+        f"<tr><td>{_e(code)}</td><td class=\"text\">"
+        f"{_e(' + '.join(SLIPS.get(c, c) for c in str(code).split('+')))}</td>"
+        f"<td class=\"num\">{int(n)}</td></tr>" for code, n in counts.items()])]
+
+
+def _problems(problems) -> list[str]:
+    listed = min(len(problems), MAX_LISTED_PROBLEMS)
+    heading = (f"Skipped rows ({len(problems)}; the first {listed} are listed)"
+               if len(problems) > MAX_LISTED_PROBLEMS else f"Skipped rows ({len(problems)})")
+    out = [f"<h2>{_e(heading)}</h2>"]
+    if not problems:
+        return out + ["<p>None: every row was graded.</p>"]
+    out.append(_table(["row", "reason"], [
+        f"<tr><td class=\"num\">{p.row}</td><td class=\"text\">{_e(p.reason)}</td></tr>"
+        for p in problems[:MAX_LISTED_PROBLEMS]]))
+    if len(problems) > MAX_LISTED_PROBLEMS:
+        out.append(f"<p>... and {len(problems) - MAX_LISTED_PROBLEMS} more, not listed "
+                   f"(the command line prints them all with --problems).</p>")
+    return out
+
+
+def _students(result, expected_after, now) -> list[str]:
+    from labcalc.grading.analysis import expected_text
+    from labcalc.grading.check import display_scale
+
+    detail = result.detail
+    show = expected_shown(expected_after, now)
+    out = ["<h2>Feedback per student</h2>"]
+    if not show:
+        out.append(f"<p>The expected values are held back until "
+                   f"{_e(str(_moment(expected_after, 'expected_after')))}: make the report again after "
+                   f"that moment to show them.</p>")
+    if not len(detail):
+        return out
+    totals = result.grades.set_index("student")
+    factors = {u: display_scale(u)[0] for u in set(detail["unit"])}
+    for student, g in detail.groupby("student", sort=True):
+        t = totals.loc[student]
+        variant = int(t["variant"])
+        which = f"variant {variant}" if variant >= 0 else "a variant per question"
+        out.append(f"<details><summary>{_e(student)}: {_num(t['total'])} / {_num(t['max_total'])} "
+                   f"points ({t['percent']:.0f} %), {_e(which)}</summary>")
+        rows = []
+        for r in g.itertuples(index=False):
+            blank = r.diagnosis == "empty"
+            css = "blank" if blank else "right" if r.correct else ("partial" if r.score > 0 else "wrong")
+            expected = expected_text(r.expected, r.unit, factors[r.unit], r.tolerance) if show else "held back"
+            rows.append(f"<tr class=\"{css}\"><td>{_e(r.question)}</td>"
+                        f"<td class=\"text\">{_e('(not answered)' if blank else r.answer)}</td>"
+                        f"<td class=\"num\">{_e(expected)}</td>"
+                        f"<td class=\"num\">{_num(r.points)} / {_num(r.max_points)}</td>"
+                        f"<td class=\"text\">{_e(r.message)}</td></tr>")
+        out.append(_table(["id", "answer", "expected", "points", "feedback"], rows))
+        out.append("</details>")
+    return out

@@ -19,7 +19,7 @@ import numpy as np
 from labcalc.grading.answerfile import Problem
 from labcalc.units import normalize_text
 
-__all__ = ["GradeResult", "csv_safe", "grades_table", "stats_table"]
+__all__ = ["GradeResult", "csv_safe", "grades_table", "stats_table", "variant_text"]
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n")
 
@@ -71,9 +71,11 @@ class GradeResult:
         One row per student: ``student``, ``variant``, the points earned per answer id
         (0 when unanswered), ``total``, ``max_total`` and ``percent``.
     stats : pandas.DataFrame
-        One row per answer id: ``item``, ``points``, ``answered``, ``correct`` (share
-        of the answers), ``mean_score``, ``top_diagnosis`` (most frequent slip among
-        the wrong answers) and ``top_share`` (its share of the wrong answers).
+        One row per answer id asked: ``item``, ``points``, ``answered``, ``blank`` (not
+        answered), ``correct`` (share of the answers given), ``mean_score``,
+        ``top_diagnosis`` (most frequent slip among the wrong answers; a blank is never
+        one), ``top_share`` (its share of the wrong answers) and ``discrimination``
+        (see :func:`labcalc.grading.analysis.discrimination`).
     problems : tuple of Problem
         Rows skipped while reading or grading.
     lab, accounting, source : str
@@ -81,6 +83,11 @@ class GradeResult:
     notes : tuple of str
         What was assumed about the file as a whole (encoding, delimiter) and how the
         variants were found.
+    assignment : Assignment or None
+        What the class was asked (:mod:`labcalc.grading.assignment`), when given.
+    id_column : str
+        The answers file's column of student ids (``"Email address"`` in a Moodle
+        report): the LMS's grade file names its identifier after it.
 
     Examples
     --------
@@ -98,6 +105,8 @@ class GradeResult:
     accounting: str = "wire"
     source: str = "answers"
     notes: tuple[str, ...] = ()
+    assignment: object = None
+    id_column: str = "student"
 
     def summary(self) -> str:
         """One line: students, answers, mean grade, skipped rows.
@@ -118,13 +127,40 @@ class GradeResult:
                                      if skipped else "no row skipped"))
 
     def write_grades(self, path) -> None:
-        """Write ``grades`` as CSV, text cells neutralised against formula injection."""
-        _safe_frame(self.grades).to_csv(path, index=False, float_format="%.6g")
+        """Write ``grades`` as CSV, text cells neutralised against formula injection.
 
-    def write_feedback(self, path) -> None:
-        """Write one row per answer (student, question, answer, points, diagnosis, message)."""
-        cols = ["student", "variant", "question", "answer", "points", "max_points", "diagnosis", "message"]
-        _safe_frame(self.detail[cols]).to_csv(path, index=False, float_format="%.6g")
+        The variant is written as text (``v1526825638187099109``; ``several`` when an
+        LMS drew one per question): a spreadsheet keeps at most 15 significant digits
+        of a number, so a 19-digit seed written as a number would not survive being
+        opened and saved again. labcalc reads the ``v`` form back wherever it reads a
+        variant.
+        """
+        out = self.grades.copy()
+        out["variant"] = [variant_text(v) for v in out["variant"]]
+        _safe_frame(out).to_csv(path, index=False, float_format="%.6g")
+
+    def write_feedback(self, path, *, expected_after=None, now=None) -> None:
+        """Write one row per answer (student, variant, question, answer, expected, points,
+        diagnosis, message).
+
+        ``expected`` is the student's right value in the question's unit, at the
+        precision its tolerance needs; with ``expected_after`` (a deadline, see
+        :func:`labcalc.grading.report.expected_shown`) it reads "held back" until then.
+        """
+        from labcalc.grading.analysis import expected_text
+        from labcalc.grading.check import display_scale
+        from labcalc.grading.report import expected_shown
+
+        d = self.detail
+        show = expected_shown(expected_after, now)
+        factors = {u: display_scale(u)[0] for u in set(d["unit"])}
+        out = d[["student", "variant", "question", "answer"]].copy()
+        out["variant"] = [variant_text(v) for v in out["variant"]]
+        out["expected"] = ([expected_text(e, u, factors[u], t) for e, u, t in
+                            zip(d["expected"], d["unit"], d["tolerance"])] if show else "held back")
+        for col in ("points", "max_points", "diagnosis", "message"):
+            out[col] = d[col]
+        _safe_frame(out).to_csv(path, index=False, float_format="%.6g")
 
     def write_problems(self, path) -> None:
         """Write every skipped row (``row``, ``reason``) as CSV, cells neutralised."""
@@ -134,15 +170,35 @@ class GradeResult:
                            "reason": [p.reason for p in self.problems]})
         _safe_frame(df).to_csv(path, index=False)
 
-    def report_html(self, title: str | None = None) -> str:
+    def report_html(self, title: str | None = None, *, expected_after=None, now=None) -> str:
         """The HTML report (see :func:`labcalc.grading.report.report_html`)."""
         from labcalc.grading.report import report_html
 
-        return report_html(self, title=title)
+        return report_html(self, title=title, expected_after=expected_after, now=now)
 
-    def write_report(self, path, title: str | None = None) -> None:
+    def write_report(self, path, title: str | None = None, *, expected_after=None, now=None) -> None:
         """Write :meth:`report_html` to ``path`` (UTF-8)."""
-        Path(path).write_text(self.report_html(title), encoding="utf-8")
+        Path(path).write_text(self.report_html(title, expected_after=expected_after, now=now), encoding="utf-8")
+
+
+def variant_text(variant) -> str:
+    """A variant as text a spreadsheet keeps: ``"v"`` and its digits (``"several"`` for -1).
+
+    Parameters
+    ----------
+    variant : int
+        A seed, or -1 for a student whose questions each had their own variant.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> variant_text(1526825638187099109), variant_text(-1)
+    ('v1526825638187099109', 'several')
+    """
+    return "several" if int(variant) < 0 else f"v{int(variant)}"
 
 
 def _safe_frame(df):
@@ -154,7 +210,7 @@ def _safe_frame(df):
 
 
 
-def stats_table(detail, answers, ids, point_values):
+def stats_table(detail, answers, ids, point_values, grades=None, students_asked: int | None = None):
     """Statistics per answer id of a graded class (the ``stats`` of :class:`GradeResult`).
 
     Parameters
@@ -164,42 +220,63 @@ def stats_table(detail, answers, ids, point_values):
     answers : sequence of Answer
         The lab's answers (for their items).
     ids : sequence of str
-        Answer ids, in the lab's order.
+        Answer ids, in order (those asked).
     point_values : numpy.ndarray
         Points of each answer id.
+    grades : pandas.DataFrame, optional
+        The grades table, for the discrimination index (:func:`labcalc.grading.analysis.discrimination`).
+    students_asked : int, optional
+        How many students were asked every question (with an assignment): a student
+        without a row for a question did not answer it.
 
     Returns
     -------
     pandas.DataFrame
-        Indexed by ``id``: ``item``, ``points``, ``answered``, ``correct``,
-        ``mean_score``, ``top_diagnosis``, ``top_share``.
+        Indexed by ``id``: ``item``, ``points``, ``answered`` (answers given),
+        ``blank`` (not answered: an empty answer, or no row when every student was
+        asked), ``correct`` (share of the answers given that are right),
+        ``mean_score`` (over the students asked, a blank scoring 0), ``top_diagnosis``
+        and ``top_share`` (most frequent slip among the wrong answers given, and its
+        share of them; a blank is never a slip), ``discrimination``.
 
     Examples
     --------
     >>> import pandas as pd
-    >>> detail = pd.DataFrame({"question": ["Q1", "Q1"], "correct": [True, False],
-    ...                        "score": [1.0, 0.5], "diagnosis": [None, "rounding"]})
+    >>> detail = pd.DataFrame({"question": ["Q1", "Q1", "Q1"], "correct": [True, False, False],
+    ...                        "score": [1.0, 0.5, 0.0], "diagnosis": [None, "rounding", "empty"]})
     >>> row = stats_table(detail, [], ["Q1"], np.array([1.0])).loc["Q1"]
-    >>> int(row.answered), float(row.correct), row.top_diagnosis
-    (2, 0.5, 'rounding')
+    >>> int(row.answered), int(row.blank), float(row.correct), row.top_diagnosis
+    (2, 1, 0.5, 'rounding')
     """
     import pandas as pd
 
+    from labcalc.grading.analysis import answered_mask, discrimination
+
     items = {a.id: a.item for a in answers}
+    index = discrimination(grades, ids) if grades is not None else {}
     rows = []
     groups = dict(tuple(detail.groupby("question", sort=False))) if len(detail) else {}
     for j, answer_id in enumerate(ids):
         g = groups.get(answer_id)
+        n_rows = 0 if g is None else len(g)
+        missing = max(students_asked - n_rows, 0) if students_asked is not None else 0
+        disc = index.get(answer_id, np.nan)
         if g is None or not len(g):
-            rows.append((answer_id, items.get(answer_id, ""), point_values[j], 0, np.nan, np.nan, None, np.nan))
+            rows.append((answer_id, items.get(answer_id, ""), point_values[j], 0, missing, np.nan,
+                         0.0 if missing else np.nan, None, np.nan, disc))
             continue
-        wrong = g.loc[~g["correct"].to_numpy(bool), "diagnosis"]
+        given = answered_mask(g)
+        answered = g[given]
+        wrong = answered.loc[~answered["correct"].to_numpy(bool), "diagnosis"]
         counts = wrong.dropna().value_counts()
         top = counts.index[0] if len(counts) else None
         top_share = float(counts.iloc[0] / len(wrong)) if len(counts) else np.nan
-        rows.append((answer_id, items.get(answer_id, ""), point_values[j], len(g),
-                     float(g["correct"].mean()), float(g["score"].mean()), top, top_share))
-    cols = ["id", "item", "points", "answered", "correct", "mean_score", "top_diagnosis", "top_share"]
+        correct = float(answered["correct"].mean()) if len(answered) else np.nan
+        mean = float(g["score"].sum() / (n_rows + missing))
+        rows.append((answer_id, items.get(answer_id, ""), point_values[j], int(given.sum()),
+                     int((~given).sum()) + missing, correct, mean, top, top_share, disc))
+    cols = ["id", "item", "points", "answered", "blank", "correct", "mean_score", "top_diagnosis", "top_share",
+            "discrimination"]
     return pd.DataFrame(rows, columns=cols).set_index("id")
 
 
@@ -235,7 +312,9 @@ def grades_table(detail, ids, point_values):
     else:
         wide = pd.DataFrame(index=pd.Index([], name="student"))
     wide = wide.reindex(columns=list(ids)).fillna(0.0)
-    student_variant = detail.groupby("student", sort=True)["variant"].first()
+    # a student's variant; -1 when an LMS drew one per question (several per student)
+    by_student = detail.groupby("student", sort=True)["variant"]
+    student_variant = by_student.first().where(by_student.nunique() <= 1, -1)
     grades = wide.reset_index()
     grades.insert(1, "variant", student_variant.reindex(wide.index).to_numpy(dtype=np.int64))
     grades["total"] = wide.sum(axis=1).to_numpy()

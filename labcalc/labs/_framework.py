@@ -505,7 +505,8 @@ def variant_for(student_id: str, course_salt: str) -> int:
     Parameters
     ----------
     student_id : str
-        As it appears in the class list (leading and trailing spaces are ignored).
+        As it appears in the class list (leading and trailing spaces and letter case
+        are ignored, as an LMS matches ids: ``U2501`` and ``u2501`` are one student).
     course_salt : str
         A secret per course and year, so that seeds cannot be predicted from ids and
         differ from one year to the next.
@@ -518,7 +519,7 @@ def variant_for(student_id: str, course_salt: str) -> int:
 
     Examples
     --------
-    >>> variant_for("alice", "tcpip-2025") == variant_for(" alice ", "tcpip-2025")
+    >>> variant_for("alice", "tcpip-2025") == variant_for(" Alice ", "tcpip-2025")
     True
     >>> variant_for("alice", "tcpip-2025") != variant_for("alice", "tcpip-2026")
     True
@@ -527,7 +528,7 @@ def variant_for(student_id: str, course_salt: str) -> int:
         raise ValueError(f"student_id must be a non-empty string; got {student_id!r}")
     if not isinstance(course_salt, str):
         raise ValueError(f"course_salt must be a string; got {course_salt!r}")
-    digest = hashlib.sha256(f"{course_salt}\x1f{student_id.strip()}".encode()).digest()
+    digest = hashlib.sha256(f"{course_salt}\x1f{student_id.strip().lower()}".encode()).digest()
     return int.from_bytes(digest[:8], "big") % MAX_SEED + 1
 
 

@@ -1,0 +1,226 @@
+"""The layouts of an answers file: which columns hold what, and the rows they give.
+
+Private to :mod:`labcalc.grading`. Two layouts are read:
+
+- **long**: one row per answer, columns ``student``, ``question``, ``answer`` and
+  optionally ``variant`` (labcalc's own layout, and what most exports can be made to
+  give);
+- **responses**: one row per attempt, one column per question, as Moodle's quiz
+  "Responses" report downloads it: the student's name and identity columns
+  (``Username``, ``Email address``, ``ID number``...), ``State``, ``Started on``,
+  ``Completed``, ``Time taken``, ``Grade/10.00``, then ``Response 1`` ... ``Response n``,
+  and, when the report was asked for them, ``Question n`` (the question text the
+  student saw) and ``Right answer n`` (Moodle's ``quiz_responses`` report:
+  ``report.php`` adds ``responsex`` = "Response {$a}" per slot; empty responses are
+  downloaded as ``-``; ``attempts_report::add_user_columns``, ``add_time_columns`` and
+  ``add_grade_columns`` give the other headers).
+
+Any other layout is read through a column mapping (labcalc's field -> the file's header;
+for ``response`` and ``question_text``, the prefix of the numbered columns, such as
+``"Antwort"`` for ``Antwort 1``, ``Antwort 2`` ...).
+
+Every layout gives the same rows to the checks of :mod:`labcalc.grading.answerfile`:
+``(row, [student, question, answer, variant, question_text], None)`` or ``(row, None,
+reason)``. A response column gives the question id ``"#n"`` (its slot in the quiz),
+which :func:`labcalc.grading.grade` resolves (by the question text, or the assignment's
+slots).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+__all__ = ["LayoutError", "Layout", "find_layout", "SLOT_PREFIX", "NO_RESPONSE"]
+
+#: How a response column's question is named until it is resolved: ``"#3"`` is slot 3.
+SLOT_PREFIX = "#"
+#: What Moodle's report writes for a question without a response.
+NO_RESPONSE = "-"
+
+#: Identity columns of Moodle's reports, in the order one is chosen as the student id
+#: (lower case, as :func:`labcalc._textio.column_name` gives them).
+IDENTITY_COLUMNS = ("username", "email address", "id number", "email", "idnumber")
+_NUMBERED = re.compile(r"^(.*?)\s*([0-9]{1,6})$")
+_LONG_FIELDS = ("student", "question", "answer")
+
+
+class LayoutError(ValueError):
+    """A header that no layout fits (the caller adds the file's name)."""
+
+
+@dataclass
+class Layout:
+    """Where each field is in a record, and how a record becomes answer rows.
+
+    Attributes
+    ----------
+    kind : str
+        ``"long"`` or ``"responses"``.
+    n_columns : int
+        Fields in the header.
+    student : int
+        Column of the student id; ``id_column`` is its header as written.
+    question, answer, variant, state : int or None
+        Columns of the long layout (``variant`` and ``state`` optional).
+    responses : list of (int, int)
+        ``(column, slot)`` of each response column (responses layout).
+    texts : dict
+        Slot -> column of the question text the student saw.
+    finished : str
+        The state of an attempt that is graded (when there is a state column).
+    """
+
+    kind: str
+    n_columns: int
+    student: int
+    id_column: str
+    question: int | None = None
+    answer: int | None = None
+    variant: int | None = None
+    state: int | None = None
+    responses: list = field(default_factory=list)
+    texts: dict = field(default_factory=dict)
+    finished: str = "finished"
+
+    @property
+    def has_variant(self) -> bool:
+        return self.variant is not None
+
+    def rows(self, records, control):
+        """The answer rows of ``records`` (see the module documentation).
+
+        ``control`` is the pattern of characters that make a field unusable (binary
+        data); a record holding one in a field it uses is reported and skipped.
+        """
+        n = self.n_columns
+        for row, fields, error in records:
+            if error is not None:
+                yield row, None, error
+                continue
+            if not fields or all(not str(f).strip() for f in fields):
+                continue  # blank line
+            if len(fields) != n:
+                hint = " (an unquoted comma in the answer?)" if len(fields) > n else ""
+                yield row, None, (f"{len(fields)} field{'s' if len(fields) != 1 else ''} where the "
+                                  f"header has {n}{hint}")
+                continue
+            if self.kind == "long":
+                if any(control.search(f) for f in fields):
+                    yield row, None, "contains binary data or control characters"
+                    continue
+                yield row, [fields[self.student], fields[self.question], fields[self.answer],
+                            fields[self.variant] if self.variant is not None else "", ""], None
+                continue
+            yield from self._attempt(row, fields, control)
+
+    def _attempt(self, row, fields, control):
+        """The answers of one attempt (one row of a responses report)."""
+        head = [fields[self.student]] + ([fields[self.state]] if self.state is not None else [])
+        if any(control.search(f) for f in head):
+            yield row, None, "contains binary data or control characters"
+            return
+        student = fields[self.student].strip()
+        if not student and any("average" in f.lower() for f in fields[:self.student + 1]):
+            return  # the "Overall average" line of a report: no student
+        if self.state is not None:
+            state = fields[self.state].strip()
+            if state.lower() != self.finished:
+                yield row, None, (f"attempt of {student[:40]!r} is {state[:30]!r}, not finished: not "
+                                  f"graded (only finished attempts are)")
+                return
+        for column, slot in self.responses:
+            answer, text = fields[column], fields[self.texts[slot]] if slot in self.texts else ""
+            if control.search(answer) or control.search(text):
+                yield row, None, (f"response {slot} contains binary data or control characters; that "
+                                  f"answer is skipped")
+                continue
+            answer = "" if answer.strip() == NO_RESPONSE else answer
+            yield row, [student, f"{SLOT_PREFIX}{slot}", answer, "", text], None
+
+
+def _numbered(columns, prefix: str) -> dict[int, int]:
+    """Slot -> column of the columns named ``prefix n``."""
+    out = {}
+    for i, c in enumerate(columns):
+        m = _NUMBERED.match(c)
+        if m and m.group(1) == prefix:
+            out.setdefault(int(m.group(2)), i)
+    return out
+
+
+def find_layout(header: list[str], columns: list[str], mapping=None) -> Layout:
+    """The layout of a header.
+
+    Parameters
+    ----------
+    header : list of str
+        The header cells as written (for the id column's name).
+    columns : list of str
+        The same, as column names (normalised, lower case).
+    mapping : mapping, optional
+        labcalc field -> header name (any case); ``response`` and ``question_text``
+        name the prefix of numbered columns; ``finished`` the state of a graded attempt.
+
+    Returns
+    -------
+    Layout
+
+    Raises
+    ------
+    LayoutError
+        When a required column is missing or appears twice, or a mapping names a
+        column that is not there.
+    """
+    mapping = {k: v for k, v in (mapping or {}).items() if v is not None}
+    position: dict[str, int] = {}
+    counts = Counter(columns)  # one pass: a header of 100,000 columns stays linear
+    for i, c in enumerate(columns):
+        position.setdefault(c, i)
+
+    def column(field_name: str, required: bool = True) -> int | None:
+        name = mapping.get(field_name, field_name)
+        key = name.strip().lower()
+        if key not in position:
+            if field_name in mapping:
+                raise LayoutError(f"no column {name!r} (given for {field_name!r}); the header has "
+                                  f"{_some(columns)}")
+            if required:
+                raise LayoutError(f"missing column {field_name!r} (an answers file needs the columns "
+                                  f"student, question, answer, and optionally variant; found: "
+                                  f"{_some(columns)})")
+            return None
+        if counts[key] > 1:
+            raise LayoutError(f"column {name.strip().lower()!r} appears twice")
+        return position[key]
+
+    prefix = mapping.get("response", "response").strip().lower()
+    responses = _numbered(columns, prefix)
+    long_layout = all(mapping.get(f, f).strip().lower() in position for f in ("question", "answer"))
+    if long_layout or not responses:
+        student, question, answer = (column(f) for f in _LONG_FIELDS)
+        return Layout("long", len(columns), student, header[student].strip(), question=question,
+                      answer=answer, variant=column("variant", False), state=None)
+    if "student" in mapping:
+        student = column("student")
+    else:
+        found = [position[c] for c in IDENTITY_COLUMNS if c in position]
+        if not found:
+            raise LayoutError(
+                f"a responses report (columns {header[next(iter(responses.values()))].strip()!r}...) "
+                f"needs a column that identifies each student: Username, Email address or ID number "
+                f"(or name it: columns={{'student': ...}}, --column student=NAME); found: {_some(columns)}")
+        student = found[0]
+        if counts[columns[student]] > 1:
+            raise LayoutError(f"column {columns[student]!r} appears twice")
+    texts = _numbered(columns, mapping.get("question_text", "question").strip().lower())
+    state = column("state", False)
+    return Layout("responses", len(columns), student, header[student].strip(), state=state,
+                  responses=sorted(((c, slot) for slot, c in responses.items()), key=lambda cs: cs[1]),
+                  texts=texts, finished=mapping.get("finished", "Finished").strip().lower())
+
+
+def _some(columns) -> str:
+    shown = ", ".join(repr(c[:27] + "..." if len(c) > 30 else c) for c in columns[:6])
+    return shown + (f" and {len(columns) - 6} more" if len(columns) > 6 else "")
