@@ -169,13 +169,17 @@ def common_wrong_answers(detail, question: str, top: int = 3) -> list[dict]:
     return out[:top]
 
 
-def worth_a_look(detail, *, limit: int = 50) -> list[dict]:
+def worth_a_look(detail, *, lab=None, limit: int = 50) -> list[dict]:
     """Hints for a grader to look at (not verdicts): answers shared in an unlikely way.
 
     Parameters
     ----------
     detail : pandas.DataFrame
         The ``detail`` of a :class:`labcalc.grading.GradeResult`.
+    lab : Lab or str, optional
+        The lab: with it, every student's variant is looked at, also for the questions
+        they did not answer (their answer keys, cached); without it, only the rows of
+        ``detail``.
     limit : int, default 50
         At most this many hints (the strongest first).
 
@@ -210,24 +214,30 @@ def worth_a_look(detail, *, limit: int = 50) -> list[dict]:
     hints = []
     wrong = detail[~detail["correct"].to_numpy(bool)]
     wrong = wrong[answered_mask(wrong)]
-    # identical wrong answers
-    key = wrong["answer"].astype(str).str.replace(r"\s+", "", regex=True).str.lower()
-    for (question, _), g in wrong.groupby([wrong["question"], key], sort=False):
-        students = sorted(set(g["student"]))
+    # identical wrong answers (grouped with a dict: one pass over plain lists)
+    groups: dict[tuple, list] = {}
+    for question, answer, student, variant, diagnosis in zip(
+            wrong["question"].tolist(), wrong["answer"].tolist(), wrong["student"].tolist(),
+            wrong["variant"].tolist(), wrong["diagnosis"].tolist()):
+        key = (question, "".join(str(answer).split()).lower())
+        groups.setdefault(key, []).append((student, variant, diagnosis, answer))
+    for (question, _), members in groups.items():
+        students = sorted({m[0] for m in members})
         if len(students) < 2:
             continue
-        variants = set(g["variant"].tolist())
-        unexplained = g["diagnosis"].isna().all()
+        variants = {m[1] for m in members}
+        unexplained = all(m[2] is None for m in members)
         if not unexplained and len(variants) < 2:
             continue
         why = ("no slip explains it" if unexplained else "the same slip cannot give the same number")
         if len(variants) > 1:
             why += f"; {len(variants)} different variants"
         hints.append({"kind": "same wrong answer", "question": question, "students": students,
-                      "answer": str(g["answer"].iloc[0]), "why": why, "weight": len(students) + len(variants)})
+                      "answer": str(members[0][3]), "why": why, "weight": len(students) + len(variants)})
     # another student's right value
+    students_of = detail.groupby("variant")["student"].agg(lambda s: sorted(set(s))).to_dict()
     for question, g in detail.groupby("question", sort=False):
-        keys = g.drop_duplicates("variant")[["variant", "expected", "tolerance", "student"]]
+        keys = _keys_of_class(g, detail, lab, question)
         if len(keys) < 2:
             continue
         order = np.argsort(keys["expected"].to_numpy(float))
@@ -241,7 +251,7 @@ def worth_a_look(detail, *, limit: int = 50) -> list[dict]:
             lo, hi = np.searchsorted(values, [given - reach, given + reach])
             for k in range(lo, hi):
                 if owners[k] != variant and abs(given - values[k]) <= tols[k]:
-                    others = sorted(set(g.loc[g["variant"] == owners[k], "student"]))
+                    others = [s for s in students_of.get(owners[k], []) if s != student]
                     hints.append({"kind": "another student's value", "question": question,
                                   "students": [student] + others[:3], "answer": str(answer),
                                   "why": f"is the right value of variant {owners[k]} (of "
@@ -252,6 +262,28 @@ def worth_a_look(detail, *, limit: int = 50) -> list[dict]:
     for h in hints:
         del h["weight"]
     return hints[:limit]
+
+
+def _keys_of_class(g, detail, lab, question: str):
+    """(variant, expected, tolerance) of ``question`` for every variant of the class: from
+    the rows that answer it, and, with the lab, from the answer keys of the others."""
+    import pandas as pd
+
+    keys = g.drop_duplicates("variant")[["variant", "expected", "tolerance"]]
+    if lab is None:
+        return keys
+    from labcalc.grading.keys import answer_key
+
+    missing = sorted(set(detail["variant"].tolist()) - set(keys["variant"].tolist()) - {-1})
+    extra = []
+    for v in missing:
+        key = answer_key(lab, int(v))
+        i = key.index(question)
+        value = float(key.values[i])
+        extra.append((v, value, float(key.atol[i] + key.rtol[i] * abs(value))))
+    if not extra:
+        return keys
+    return pd.concat([keys, pd.DataFrame(extra, columns=["variant", "expected", "tolerance"])], ignore_index=True)
 
 
 def expected_text(expected: float, unit: str, factor: float, tolerance: float) -> str:

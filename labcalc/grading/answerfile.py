@@ -410,11 +410,11 @@ def read_answers(source, *, max_bytes: int = DEFAULT_MAX_BYTES, columns=None) ->
     records = Records(lines, it, delimiter, notes)
     layout = _layout(records.reader, name, columns)
     rows, problems = _validate(layout.rows(records, _CONTROL), layout.has_variant)
+    rows = _merge_case(rows, notes)
     if layout.kind == "responses":
         rows = _last_attempts(rows, problems, notes)
         notes.append(f"read as an LMS responses report: one row per attempt, student ids from column "
                      f"{layout.id_column!r}, {len(layout.responses)} response columns")
-    rows = _merge_case(rows, notes)
     decimal_comma = delimiter == ";"
     if decimal_comma:
         _note_decimal_commas(rows, notes)

@@ -1,0 +1,282 @@
+"""The LMS's files in and out: Moodle's quiz Responses report read, Moodle's grade import written (issue 23 item 3).
+
+The files are built here as Moodle's own code and documentation lay them out, never
+with labcalc's writers:
+
+- **Responses report download** (``mod/quiz/report/responses/report.php`` and
+  ``last_responses_table.php``; the column headers from ``attempts_report.php``
+  ``add_user_columns`` / ``add_time_columns`` / ``add_grade_columns`` and the language
+  strings ``lastname`` "Last name" (older sites: "Surname"), ``firstname`` "First name",
+  the identity fields "Email address" / "Username" / "ID number", ``attemptstate``
+  "State", ``startedon`` "Started on", ``timecompleted`` "Completed",
+  ``attemptduration`` "Time taken", ``gradenoun`` "Grade/<max>", and per slot
+  ``questionx`` "Question n", ``responsex`` "Response n", ``rightanswerx`` "Right
+  answer n"); a slot without a response is downloaded as ``-``, the grade of an
+  unfinished attempt as ``-``; the CSV data format writes UTF-8 with a byte-order mark.
+  The question text of a slot is Moodle's plain-text summary of the question's HTML
+  (entities decoded).
+- **Grade import** (Moodle docs, "Grade import", CSV import; ``grade/import/csv/classes/
+  load_data.php``): the file's identifier column is mapped to ``useremail``,
+  ``username`` or ``useridnumber`` and matched exactly against the users (an unknown
+  user stops the whole import); a grade cell is read by ``unformat_float`` (a decimal
+  point), ``-`` or empty is no grade, a grade above ``gradepointmax`` (100 by default)
+  is refused; columns that are not mapped are ignored; the reader drops a byte-order
+  mark (``csv_import_reader::load_csv_content``).
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+import re
+from xml.etree.ElementTree import fromstring
+
+import pytest
+
+from labcalc import grading
+from labcalc.cli import main
+from labcalc.grading.assignment import assignment_from_text
+from labcalc.grading.lms import moodle_grade_import
+
+ASKED = ["Q3", "Q4", "Q13.7", "Q29"]
+TASK = assignment_from_text(f'lab = "lab5"\ntitle = "Lab 5 quiz"\nquestions = {ASKED!r}\n'
+                            f'[export]\nvariants = 4\nfirst_seed = 1\n'.replace("'", '"'))
+HEAD = ["Last name", "First name", "Email address", "State", "Started on", "Completed", "Time taken",
+        "Grade/4.00"]
+
+
+def _quiz_questions():
+    """Per answer id, (seed, text as Moodle shows it, right answer as Moodle shows it), from the XML."""
+    root = fromstring(grading.moodle_xml(assignment=TASK))
+    out = {}
+    for q in root:
+        if q.get("type") != "numerical":
+            continue
+        answer_id, seed = re.fullmatch(r"lab5-(.+)-v(\d+)", q.find("idnumber").text).groups()
+        # Moodle's summary of the question: its HTML as plain text (tags dropped, entities decoded)
+        text = html.unescape(re.sub(r"<[^>]+>", "", q.find("questiontext/text").text)).strip()
+        unit = q.find("units/unit/unit_name")
+        right = q.find("answer/text").text + (f" {unit.text}" if unit is not None else "")
+        out.setdefault(answer_id, []).append((int(seed), text, right))
+    return out
+
+
+QUIZ = _quiz_questions()
+
+
+def _report(rows, *, texts=True, rights=True, identity="Email address", lastname="Last name"):
+    """A Responses report download: ``rows`` are (first name, id, state, [(answer id, seed, response)])."""
+    head = [h if h != "Last name" else lastname for h in HEAD]
+    head[2] = identity
+    for n in range(1, len(ASKED) + 1):
+        head += ([f"Question {n}"] if texts else []) + [f"Response {n}"] + ([f"Right answer {n}"] if rights else [])
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(head)
+    for first, ident, state, answers in rows:
+        line = ["Doe", first, ident, state, "3 June 2025  10:02 AM",
+                "3 June 2025  10:31 AM" if state == "Finished" else "-", "29 mins 12 secs",
+                "3.00" if state == "Finished" else "-"]
+        for answer_id, seed, response in answers:
+            (text, right), = [(t, r) for s, t, r in QUIZ[answer_id] if s == seed]
+            line += ([text] if texts else []) + [response] + ([right] if rights else [])
+        w.writerow(line)
+    return ("\ufeff" + buf.getvalue()).encode("utf-8")
+
+
+def _right(answer_id, seed):
+    return [r for s, _, r in QUIZ[answer_id] if s == seed][0]
+
+
+def test_the_responses_report_is_graded_on_the_variant_each_student_drew():
+    data = _report([
+        ("Ada", "ada@uni.edu", "Finished", [("Q3", 2, _right("Q3", 2)), ("Q4", 3, _right("Q4", 3)),
+                                            ("Q13.7", 1, "-"), ("Q29", 4, _right("Q29", 4))]),
+        ("Bob", "bob@uni.edu", "Finished", [("Q3", 1, _right("Q3", 2)), ("Q4", 1, "5 Mbit/s"),
+                                            ("Q13.7", 2, _right("Q13.7", 2)), ("Q29", 4, "-")]),
+        ("Cid", "cid@uni.edu", "In progress", [("Q3", 1, "-"), ("Q4", 1, "-"), ("Q13.7", 1, "-"),
+                                               ("Q29", 1, "-")]),
+    ])
+    sheet = grading.read_answers(data)
+    assert sheet.id_column == "Email address" and sheet.question_texts
+    res = grading.grade(sheet, assignment=TASK)
+    d = res.detail.set_index(["student", "question"])
+    # Ada: right on the variants she drew (2, 3, 4), Q13.7 not answered
+    assert d.loc[("ada@uni.edu", "Q3"), "variant"] == 2 and d.loc[("ada@uni.edu", "Q3"), "correct"]
+    # (two variants with the same numbers in the question have the same text and value:
+    # the first of them stands for both)
+    assert d.loc[("ada@uni.edu", "Q4"), "expected"] == grading.answer_key("lab5", 3).value("Q4")
+    assert d.loc[("ada@uni.edu", "Q4"), "correct"]
+    assert d.loc[("ada@uni.edu", "Q13.7"), "diagnosis"] == "empty"
+    # Bob gave variant 2's value for his variant 1 of Q3
+    key1, key2 = grading.answer_key("lab5", 1), grading.answer_key("lab5", 2)
+    assert key1.value("Q3") != key2.value("Q3")
+    assert not d.loc[("bob@uni.edu", "Q3"), "correct"] and d.loc[("bob@uni.edu", "Q13.7"), "correct"]
+    g = res.grades.set_index("student")
+    assert g.loc["ada@uni.edu", "total"] == 3 and g.loc["ada@uni.edu", "max_total"] == 4
+    assert g.loc["ada@uni.edu", "variant"] == -1  # a variant per question
+    # Cid's attempt is not finished: reported, not graded
+    assert [p.reason for p in res.problems] == [
+        "attempt of 'cid@uni.edu' is 'In progress', not finished: not graded (only finished attempts are)"]
+    assert "cid@uni.edu" not in set(res.grades["student"])
+    assert any("8 of 8 responses matched" in n for n in res.notes)
+    # the hint: Bob's Q3 answer is another student's right value
+    hints = grading.analysis.worth_a_look(res.detail)
+    assert any(h["kind"] == "another student's value" and h["question"] == "Q3" and h["students"][0] == "bob@uni.edu"
+               for h in hints)
+
+
+def test_without_question_texts_the_assignment_gives_the_slots_and_the_salt_the_variants():
+    salt = "moodle-2025"
+    seeds = {s: grading.answer_key("lab5", 0).lab and __import__("labcalc").labs.lab5.variant_for(s, salt)
+             for s in ("ada", "bob")}
+    rows = []
+    for name in ("ada", "bob"):
+        key = grading.answer_key("lab5", seeds[name])
+        rows.append(f"Doe,{name.title()},{name},Finished,x,y,z,1.00,"
+                    f"{key.value('Q3'):.0f} bytes,{key.value('Q4') / 1e6:.4f} Mbit/s,-,"
+                    f"{key.value('Q29') * 1e3:.1f} ms")
+    data = ("Surname,First name,Username,State,Started on,Completed,Time taken,Grade/4.00,"
+            "Response 1,Response 2,Response 3,Response 4\n" + "\n".join(rows) + "\n").encode()
+    res = grading.grade(grading.read_answers(data), assignment=TASK, salt=salt)
+    assert res.problems == ()
+    g = res.grades.set_index("student")
+    assert list(g["total"]) == [3.0, 3.0] and g.loc["ada", "variant"] == seeds["ada"]
+    # without an assignment, a response cannot be placed: reported, with what to do
+    bare = grading.grade(grading.read_answers(data), "lab5")
+    assert len(bare.problems) == 8 and "give an assignment whose questions are in the quiz's order" in \
+        bare.problems[0].reason
+
+
+def test_several_attempts_the_last_is_graded_and_ids_match_without_case():
+    data = _report([
+        ("Ada", "Ada@Uni.edu", "Finished", [(q, 1, "-") for q in ASKED]),
+        ("Ada", "ada@uni.edu", "Finished", [(q, 1, _right(q, 1)) for q in ASKED]),
+    ])
+    res = grading.grade(grading.read_answers(data), assignment=TASK)
+    assert list(res.grades["student"]) == ["Ada@Uni.edu"]  # one student, named as first written
+    assert res.grades.loc[0, "total"] == 4
+    assert [str(p) for p in res.problems] == ["row 2: an earlier attempt of 'Ada@Uni.edu': the attempt at row 3 "
+                                              "is graded"]
+    assert any("taken as the same student" in n and "'Ada@Uni.edu' = 'ada@uni.edu'" in n for n in res.notes)
+
+
+def test_any_layout_through_a_column_mapping(tmp_path, capsys):
+    # a German export re-saved by a spreadsheet: other headers, ';' and decimal commas
+    text = ("Nachname;Vorname;Matrikel;Status;Antwort 1;Antwort 2;Antwort 3;Antwort 4\n"
+            "Doe;Ada;U2501;Beendet;1066 bytes;4,6904 Mbit/s;0,0619;300 ms\n")
+    columns = {"student": "Matrikel", "state": "Status", "response": "Antwort", "finished": "Beendet"}
+    task = assignment_from_text('lab = "lab5"\nquestions = ["Q3", "Q4", "Q13.7", "Q29"]\n')
+    res = grading.grade(grading.read_answers(text.encode(), columns=columns), assignment=task)
+    assert res.problems == () and res.grades.loc[0, "total"] == 4
+    # the same through the command line and the assignment's [columns]
+    (tmp_path / "a.toml").write_text('lab = "lab5"\nquestions = ["Q3", "Q4", "Q13.7", "Q29"]\n'
+                                     '[columns]\nstudent = "Matrikel"\nstate = "Status"\nresponse = "Antwort"\n',
+                                     encoding="utf-8")
+    (tmp_path / "in.csv").write_text(text, encoding="utf-8")
+    assert main(["grade", "lab5", str(tmp_path / "in.csv"), "-o", str(tmp_path / "g.csv"), "--assignment",
+                 str(tmp_path / "a.toml"), "--column", "finished=Beendet"]) == 0
+    assert "4 answers graded" in capsys.readouterr().out
+    # a long layout with other names
+    res = grading.grade(grading.read_answers(b"Wer,Frage,Antwort\nada,Q4,4.69 Mbit/s\n",
+                                             columns={"student": "wer", "question": "Frage", "answer": "ANTWORT"}),
+                        "lab5")
+    assert res.grades.loc[0, "Q4"] == 1.0
+    with pytest.raises(grading.AnswerFileError, match="no column 'Matrikelnr' \\(given for 'student'\\)"):
+        grading.read_answers(text.encode(), columns={"student": "Matrikelnr"})
+
+
+def test_a_responses_report_without_an_identity_column_is_refused_with_the_fix():
+    with pytest.raises(grading.AnswerFileError, match="needs a column that identifies each student: Username, "
+                                                      "Email address or ID number"):
+        grading.read_answers(b"Last name,First name,State,Response 1\nDoe,Ada,Finished,1\n")
+
+
+def _moodle_import(text: str, users: set[str], identifier: str, item: str, gradepointmax: float = 100.0):
+    """Moodle's CSV grade import, as load_data.php does it: {user: grade or None}."""
+    text = text.removeprefix("\ufeff")  # csv_import_reader drops the byte-order mark
+    reader = csv.reader(io.StringIO(text))
+    header = [h.strip() for h in next(reader)]
+    i_user, i_item = header.index(identifier), header.index(item)
+    grades = {}
+    for line in reader:
+        if len(line) <= 1:
+            continue
+        user = line[i_user].strip()
+        if user not in users:  # matched exactly; an unknown user stops the import
+            raise AssertionError(f"Moodle would stop the import: no user {user!r}")
+        value = line[i_item].strip()
+        if value in ("", "-"):
+            grades[user] = None
+            continue
+        grade = float(value)  # unformat_float with the decimal point
+        assert 0 <= grade <= gradepointmax, "Moodle refuses a grade above gradepointmax"
+        grades[user] = grade
+    return grades
+
+
+def test_the_grade_import_file_is_what_moodle_reads(tmp_path):
+    data = _report([
+        ("Ada", "ada@uni.edu", "Finished", [(q, 1, _right(q, 1)) for q in ASKED]),
+        ("Bob", "bob@uni.edu", "Finished", [("Q3", 2, _right("Q3", 2)), ("Q4", 2, "-"), ("Q13.7", 2, "-"),
+                                            ("Q29", 2, "-")]),
+    ])
+    res = grading.grade(grading.read_answers(data), assignment=TASK)
+    text = moodle_grade_import(res, grade_max=10)
+    assert text.splitlines()[0] == "Email address,Lab 5 quiz,labcalc variant"
+    got = _moodle_import(text, {"ada@uni.edu", "bob@uni.edu"}, "Email address", "Lab 5 quiz")
+    assert got == {"ada@uni.edu": 10.0, "bob@uni.edu": 2.5}
+    # usernames, one column per question, feedback; written with a BOM for Excel
+    res2 = grading.grade(grading.read_answers(b"student,question,answer\nu2501,Q4,4.69 Mbit/s\nu2501,Q3,1000 bytes\n"),
+                         "lab5")
+    path = tmp_path / "moodle.csv"
+    grading.write_moodle_grade_import(res2, path, identifier="username", per_question=True, feedback=True)
+    raw = path.read_bytes()
+    assert raw.startswith(b"\xef\xbb\xbf")
+    rows = list(csv.DictReader(io.StringIO(raw.decode("utf-8-sig"))))
+    assert rows[0]["Username"] == "u2501" and float(rows[0]["labcalc lab5"]) == 1.5
+    assert float(rows[0]["labcalc lab5 Q4"]) == 1.0 and float(rows[0]["labcalc lab5 Q3"]) == 0.5
+    assert rows[0]["Feedback"].startswith("1.5 of 55 points (3 %), 1 of 55 answers right; slips: header_overhead")
+    with pytest.raises(ValueError, match="identifier must be one of email, username, idnumber"):
+        moodle_grade_import(res2, identifier="name")
+
+
+def _spreadsheet_resave(text: str) -> str:
+    """A spreadsheet opening a CSV and saving it again: every cell that reads as a number
+    becomes a double and is written back with at most 15 significant digits (Excel keeps
+    15 digits of a number: Microsoft support, "Last digits are changed to zeros when you
+    type long numbers in cells of Excel"); text cells are kept as they are."""
+    out = io.StringIO()
+    w = csv.writer(out, lineterminator="\n")
+    for row in csv.reader(io.StringIO(text.removeprefix("\ufeff"))):
+        cells = []
+        for cell in row:
+            if re.fullmatch(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?", cell.strip()):
+                cell = f"{float(cell):.15g}"
+            cells.append(cell)
+        w.writerow(cells)
+    return out.getvalue()
+
+
+def test_a_grade_file_resaved_by_a_spreadsheet_keeps_its_variants(tmp_path):
+    df = grading.simulate_class(6, lab="lab5", seed=5, salt="s", answers_per_student=3)
+    res = grading.grade(df, "lab5", salt="s")
+    seeds = dict(zip(res.grades["student"], res.grades["variant"]))
+    assert max(seeds.values()) > 10**17  # 18-19 digits: more than a spreadsheet keeps
+    res.write_grades(tmp_path / "grades.csv")
+    resaved = _spreadsheet_resave((tmp_path / "grades.csv").read_text(encoding="utf-8"))
+    back = {r["student"]: r["variant"] for r in csv.DictReader(io.StringIO(resaved))}
+    assert {s: int(v.removeprefix("v")) for s, v in back.items()} == seeds
+    # the same model does lose a variant written as a number (what the file did before)
+    plain = res.grades.to_csv(index=False)
+    lost = {r["student"]: r["variant"] for r in csv.DictReader(io.StringIO(_spreadsheet_resave(plain)))}
+    assert any(int(float(v)) != seeds[s] for s, v in lost.items())
+    # the LMS file too, and labcalc reads the "v" form back where it reads a variant
+    text = _spreadsheet_resave(moodle_grade_import(res))
+    variants = [r["labcalc variant"] for r in csv.DictReader(io.StringIO(text))]
+    assert [int(v[1:]) for v in variants] == [seeds[s] for s in res.grades["student"]]
+    student, variant = next(iter(back.items()))
+    sheet = grading.read_answers(f"student,question,answer,variant\n{student},Q4,1 Mbit/s,{variant}\n".encode())
+    assert sheet.answers.loc[0, "variant"] == seeds[student]
+    assert main(["answers", "lab5", "--variant", variant]) == 0
