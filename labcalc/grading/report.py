@@ -36,7 +36,7 @@ __all__ = ["report_html", "expected_shown"]
 MAX_LISTED_PROBLEMS = 1000
 
 _CSS = """
-body { font-family: system-ui, sans-serif; margin: 2em; color: #222; max-width: 70em;
+body { font-family: system-ui, sans-serif; margin: 2em; color: #222; max-width: 90em;
        overflow-wrap: anywhere; }
 .scroll { overflow-x: auto; max-width: 100%; margin: 0.5em 0 1.5em 0; }
 table { border-collapse: collapse; }
@@ -193,12 +193,11 @@ def _questions(result) -> list[str]:
 
     detail = result.detail
     variants = set(detail["variant"].tolist()) if len(detail) else set()
-    asked = ("what is asked (with the handout's numbers; each variant has its own)"
-             if variants - {0} else "what is asked")
+    asked = "what is asked (handout's numbers)" if variants - {0} else "what is asked"
     rows = []
     for answer_id, row in result.stats.iterrows():
         top = row["top_diagnosis"]
-        top_text = f"{top}: {SLIPS.get(top, '')}" if isinstance(top, str) else ""
+        top_text = f"{top}: {SLIPS.get(top, '')} ({_pct(row['top_share'])})" if isinstance(top, str) else ""
         disc = row["discrimination"]
         rows.append(
             f"<tr><td>{_e(answer_id)}</td><td class=\"text\">{_e(row['item'])}</td>"
@@ -206,14 +205,14 @@ def _questions(result) -> list[str]:
             f"<td class=\"num\">{int(row['blank'])}</td><td class=\"num\">{_pct(row['correct'])}</td>"
             f"<td class=\"num\">{_pct(row['mean_score'])}</td>"
             f"<td class=\"num\">{'' if math.isnan(disc) else f'{disc:.2f}'}</td>"
-            f"<td class=\"text\">{_e(top_text)}</td><td class=\"num\">{_pct(row['top_share'])}</td></tr>")
+            f"<td class=\"text\">{_e(top_text)}</td></tr>")
     return ["<h2>Questions</h2>",
             '<p class="hint">Right: share of the answers given. Mean score: over the students asked, a '
             "question not answered scoring 0. Discrimination: correlation of the question's points with "
             "the points on the rest (around 0.3 or more separates stronger from weaker students; near 0 "
             "or below, look at the question).</p>",
             _table(["id", asked, "points", "answered", "not answered", "right", "mean score",
-                    "discrimination", "most frequent slip", "share of the wrong answers"], rows)]
+                    "discrimination", "most frequent slip (share of the wrong answers)"], rows)]
 
 
 def _wrong_answers(result) -> list[str]:
