@@ -7,8 +7,13 @@ and for 300 variants). Printed as tables; nothing here asserts on time. Every ro
 timed on its own (the answer keys too: ``answer_keys`` on an empty cache), never
 obtained by subtracting timings.
 
+Also the answers file's header (issue 20 item 4): a header of 100,000 columns (790 KB)
+took 110 s, the repeated columns being counted once per column; the table shows the
+read and the whole ``labcalc grade`` for headers of 10,000 to 300,000 columns, which
+must grow linearly (``--header-only`` prints it alone).
+
 Run: ``.venv/bin/python benchmarks/bench_grading.py [--students N] [--answers K]
-[--export-variants V] [--export-only]``
+[--export-variants V] [--export-only] [--header-only]``
 """
 
 from __future__ import annotations
@@ -38,9 +43,13 @@ def main(argv=None) -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--export-variants", type=int, default=300)
     parser.add_argument("--export-only", action="store_true", help="only the quiz export table")
+    parser.add_argument("--header-only", action="store_true", help="only the wide-header table")
     args = parser.parse_args(argv)
     if args.export_only:
         export_table(args.export_variants, args.repeat)
+        return 0
+    if args.header_only:
+        header_table(args.repeat)
         return 0
 
     from labcalc import grading
@@ -124,7 +133,64 @@ def main(argv=None) -> int:
           f"cache), then it is cached")
     print()
     export_table(args.export_variants, args.repeat, clear_keys)
+    print()
+    header_table(args.repeat)
     return 0
+
+
+def header_table(repeat: int) -> None:
+    """Time answers files with very wide headers (issue 20 item 4): linear, not quadratic.
+
+    Three shapes per width n: labcalc's columns then n others, one answer row (read,
+    then the whole ``labcalc grade`` command); n columns none of which is required (the
+    error path); a Moodle Responses report with n response columns, one attempt of 1,000
+    responses (the rest left empty by Moodle's ``-``).
+    """
+    from labcalc import grading
+    from labcalc.cli import main as cli
+
+    print(f"{'answers file with a wide header':<58}{'KB':>8}{'time [s]':>10}{'us per column':>15}")
+    grading.grade(grading.read_answers(b"student,question,answer\nada,Q4,4.69 Mbit/s\n"), "lab5")  # warm
+    for n in (10_000, 100_000, 300_000):
+        long_file = (",".join(["student", "question", "answer"] + [f"c{i}" for i in range(n)]) + "\n"
+                     + "ada,Q4,4.69 Mbit/s" + "," * n + "\n").encode()
+        none = ",".join(f"c{i}" for i in range(n)).encode()
+        responses = (",".join(["Username", "State"] + [f"Response {i}" for i in range(1, n + 1)]) + "\n"
+                     + "ada,Finished" + ",1 ms" * 1000 + ",-" * (n - 1000) + "\n").encode()
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "answers.csv")
+            with open(path, "wb") as fh:
+                fh.write(long_file)
+            out = os.path.join(tmp, "grades.csv")
+            quiet = io.StringIO()
+
+            def command():
+                old = sys.stdout
+                sys.stdout = quiet
+                try:
+                    return cli(["grade", "lab5", path, "-o", out])
+                finally:
+                    sys.stdout = old
+
+            rows = [(f"student,question,answer + {n:,} columns: read", long_file,
+                     lambda: grading.read_answers(long_file)),
+                    (f"the same: labcalc grade (read, grade, write)", long_file, command),
+                    (f"{n:,} columns, none required: refused", none, lambda: _refused(grading, none)),
+                    (f"Moodle report, {n:,} response columns: read", responses,
+                     lambda: grading.read_answers(responses))]
+            for label, data, fn in rows:
+                t, _ = best_of(repeat, fn)
+                print(f"{label:<58}{len(data) / 1e3:8.0f}{t:10.3f}{1e6 * t / n:15.2f}")
+    print("linear: the time per column stays the same as the header grows (it took 110 s at 100,000 "
+          "columns before issue 20)")
+
+
+def _refused(grading, data):
+    try:
+        grading.read_answers(data)
+    except grading.AnswerFileError:
+        return True
+    raise AssertionError("a header without the required columns must be refused")
 
 
 def export_table(variants: int, repeat: int, clear_keys=None) -> None:

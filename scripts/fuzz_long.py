@@ -1,7 +1,7 @@
 """A longer fuzzing campaign than `make test` can afford, with fresh random examples.
 
 `make test` runs the property suites (tests/test_fuzz_readers.py, tests/test_fuzz_inputs.py,
-tests/test_fuzz_units.py, tests/test_fuzz_manifest.py)
+tests/test_fuzz_units.py, tests/test_fuzz_manifest.py, tests/test_fuzz_answer_sheets.py)
 derandomized, a few hundred examples per target, so that every run checks the same cases
 in a few seconds. Before a release, or after changing a reader or the grammar, run this
 script: it runs the same properties with N random examples each (new ones every time, no
@@ -19,7 +19,9 @@ bytes, long lines, gzip) and reads it with the format's reader and with ``measur
 Inputs: ``parse_quantity``, ``grading.check``, one poisoned cell in a class's answers,
 mutated measurement CSVs and mutated scenario files (tests/test_fuzz_inputs.py); unit
 spellings against the grammar's documented rules, with pint handed only names the grammar
-decided (tests/test_fuzz_units.py).
+decided (tests/test_fuzz_units.py); answer sheets of every shape
+(tests/test_fuzz_answer_sheets.py: labcalc's layout, Moodle's Responses report, mapped
+layouts, with random headers, widths, delimiters and cells).
 Manifest: hostile manifests (names with NUL or newlines, 5,000-character names, symlink
 loops, files outside the folder, the same file twice, huge windows, losses combined) and
 any file content under every format (tests/test_fuzz_manifest.py).
@@ -61,7 +63,8 @@ def fuzz_readers(n: int) -> int:
     return failures
 
 
-def fuzz_inputs(n: int, modules=("tests.test_fuzz_inputs", "tests.test_fuzz_units")) -> int:
+def fuzz_inputs(n: int, modules=("tests.test_fuzz_inputs", "tests.test_fuzz_units",
+                                        "tests.test_fuzz_answer_sheets")) -> int:
     import importlib
 
     from hypothesis import HealthCheck, settings
