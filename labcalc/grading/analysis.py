@@ -21,6 +21,7 @@ Examples
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 
@@ -192,21 +193,22 @@ def worth_a_look(detail, *, lab=None, limit: int = 50) -> list[dict]:
 
     Notes
     -----
-    **Same wrong answer**: the same wrong text (spaces and letter case aside) given to
-    the same question by several students, when no slip explains it (students who
-    make the same slip on the same numbers write the same value) or when the students
-    have different variants (their right values differ, so the same text is unlikely).
-    **Another student's value**: a wrong answer that is, within the tolerance, the
-    right value of the same question in another student's variant. Both can happen
-    honestly (a shared rounding, students who worked together as allowed, two
-    variants that share a number); they are listed so that a grader can look.
+    **Same wrong answer**: the same wrong number (spaces and letter case aside) given to
+    the same question by several students, when no slip explains it (students who make
+    the same slip on the same numbers write the same value) or when their right values
+    differ (then no one slip gives all of them that number). **Another student's value**:
+    a wrong answer that is, to a tenth of its tolerance, the right value of the same
+    question in another student's variant. Only answers with at least three significant
+    digits count (``4 Mbit/s`` is a guess many make). Both can happen honestly (a shared
+    rounding, students who worked together as allowed, two variants that share a
+    number); they are listed so that a grader can look.
 
     Examples
     --------
     >>> import pandas as pd
     >>> d = pd.DataFrame({"student": ["a", "b", "c"], "variant": [1, 2, 3], "question": ["Q4"] * 3,
-    ...                   "answer": ["3 Mbit/s", "3 Mbit/s", "4 Mbit/s"], "correct": [False, False, True],
-    ...                   "diagnosis": [None, None, None], "given": [3e6, 3e6, 4e6],
+    ...                   "answer": ["3.14 Mbit/s", "3.14 Mbit/s", "4 Mbit/s"], "correct": [False, False, True],
+    ...                   "diagnosis": [None, None, None], "given": [3.14e6, 3.14e6, 4e6],
     ...                   "expected": [2e6, 5e6, 4e6], "tolerance": [2e4, 5e4, 4e4]})
     >>> [(h["kind"], h["students"]) for h in worth_a_look(d)]
     [('same wrong answer', ['a', 'b'])]
@@ -214,26 +216,26 @@ def worth_a_look(detail, *, lab=None, limit: int = 50) -> list[dict]:
     hints = []
     wrong = detail[~detail["correct"].to_numpy(bool)]
     wrong = wrong[answered_mask(wrong)]
-    # identical wrong answers (grouped with a dict: one pass over plain lists)
+    # identical wrong answers that are numbers (grouped with a dict: one pass over plain lists)
     groups: dict[tuple, list] = {}
-    for question, answer, student, variant, diagnosis in zip(
-            wrong["question"].tolist(), wrong["answer"].tolist(), wrong["student"].tolist(),
-            wrong["variant"].tolist(), wrong["diagnosis"].tolist()):
+    read = np.isfinite(wrong["given"].to_numpy(float))
+    for question, answer, student, expected, diagnosis in zip(
+            wrong["question"][read].tolist(), wrong["answer"][read].tolist(), wrong["student"][read].tolist(),
+            wrong["expected"][read].tolist(), wrong["diagnosis"][read].tolist()):
         key = (question, "".join(str(answer).split()).lower())
-        groups.setdefault(key, []).append((student, variant, diagnosis, answer))
+        groups.setdefault(key, []).append((student, float(f"{expected:.9g}"), diagnosis, answer))
     for (question, _), members in groups.items():
         students = sorted({m[0] for m in members})
-        if len(students) < 2:
-            continue
-        variants = {m[1] for m in members}
+        if len(students) < 2 or _digits(members[0][3]) < MIN_DIGITS:
+            continue  # a round number ("4 Mbit/s") is a common guess, not a sign
+        values = {m[1] for m in members}  # the students' own right values
         unexplained = all(m[2] is None for m in members)
-        if not unexplained and len(variants) < 2:
-            continue
-        why = ("no slip explains it" if unexplained else "the same slip cannot give the same number")
-        if len(variants) > 1:
-            why += f"; {len(variants)} different variants"
+        if not unexplained and len(values) < 2:
+            continue  # the same slip on the same numbers gives the same answer
+        why = ("no slip explains it" if unexplained else
+               f"their right values differ ({len(values)} of them), so no one slip gives this number to all")
         hints.append({"kind": "same wrong answer", "question": question, "students": students,
-                      "answer": str(members[0][3]), "why": why, "weight": len(students) + len(variants)})
+                      "answer": str(members[0][3]), "why": why, "weight": len(students) + len(values)})
     # another student's right value
     students_of = detail.groupby("variant")["student"].agg(lambda s: sorted(set(s))).to_dict()
     for question, g in detail.groupby("question", sort=False):
@@ -248,20 +250,38 @@ def worth_a_look(detail, *, lab=None, limit: int = 50) -> list[dict]:
         w = g[~g["correct"].to_numpy(bool) & np.isfinite(g["given"].to_numpy(float))]
         for given, variant, student, answer in zip(w["given"].to_numpy(float), w["variant"], w["student"],
                                                    w["answer"]):
+            if _digits(answer) < MIN_DIGITS:
+                continue
             lo, hi = np.searchsorted(values, [given - reach, given + reach])
             for k in range(lo, hi):
-                if owners[k] != variant and abs(given - values[k]) <= tols[k]:
+                # to a tenth of the tolerance: a value copied, not one near it by chance
+                if owners[k] != variant and abs(given - values[k]) <= SHARP * tols[k]:
                     others = [s for s in students_of.get(owners[k], []) if s != student]
                     hints.append({"kind": "another student's value", "question": question,
                                   "students": [student] + others[:3], "answer": str(answer),
-                                  "why": f"is the right value of variant {owners[k]} (of "
-                                         f"{', '.join(others[:3])}{' ...' if len(others) > 3 else ''}), not of "
-                                         f"the student's own", "weight": 2})
+                                  "why": f"is, to a tenth of the tolerance, the right value of variant "
+                                         f"{owners[k]} (of {', '.join(others[:3])}"
+                                         f"{' ...' if len(others) > 3 else ''}), not of the student's own",
+                                  "weight": 2})
                     break
     hints.sort(key=lambda h: (-h["weight"], h["question"], h["students"]))
     for h in hints:
         del h["weight"]
     return hints[:limit]
+
+
+#: Significant digits an answer must carry to be a hint (round numbers are common guesses).
+MIN_DIGITS = 3
+#: Share of the tolerance within which an answer counts as another student's value.
+SHARP = 0.1
+_LEADING_NUMBER = re.compile(r"[0-9][0-9.,\s]*")
+
+
+def _digits(answer) -> int:
+    """Significant digits of the number an answer starts with (``"4 Mbit/s"``: 1, ``"0.0619"``: 3)."""
+    m = _LEADING_NUMBER.search(str(answer))
+    digits = re.sub(r"[^0-9]", "", m.group()) if m else ""
+    return len(digits.strip("0"))
 
 
 def _keys_of_class(g, detail, lab, question: str):

@@ -22,7 +22,7 @@ import math
 import random
 from typing import Mapping
 
-__all__ = ["simulate_class", "MISTAKE_WEIGHTS"]
+__all__ = ["simulate_class", "responses_report", "MISTAKE_WEIGHTS"]
 
 #: Relative frequency of each kind of mistake among wrong answers (those that cannot
 #: apply to a question are left out for it).
@@ -101,6 +101,20 @@ def _wrong(rng, kind, value, base, display, key, i):
     return None
 
 
+def _answer(rng, key, i: int, p_right: float, weights: Mapping[str, float]):
+    """One student's answer to answer ``i`` of ``key``: (text, mistake made or None)."""
+    kinds = list(weights)
+    value = float(key.values[i])
+    base, display = key.units[i], key.display_units[i]
+    if rng.random() >= p_right:
+        for _ in range(4):  # a mistake that applies to this question
+            kind = rng.choices(kinds, weights=[weights[c] for c in kinds])[0]
+            text = _wrong(rng, kind, value, base, display, key, i)
+            if text is not None:
+                return text, kind
+    return _spell(rng, value, base, display), None
+
+
 def simulate_class(n_students: int = 200, *, lab, seed: int = 0,
                    salt: str = "demo-course", answers_per_student: int | None = None,
                    skill: tuple[float, float] = (5.0, 2.0), accounting: str = "wire",
@@ -155,7 +169,6 @@ def simulate_class(n_students: int = 200, *, lab, seed: int = 0,
     lab = get_lab(lab)
     weights = dict(MISTAKE_WEIGHTS)
     weights.update(mistakes or {})
-    kinds = list(weights)
     rng = random.Random(seed)
     n_answers = len(lab.answers)
     k = n_answers if answers_per_student is None else int(answers_per_student)
@@ -170,19 +183,84 @@ def simulate_class(n_students: int = 200, *, lab, seed: int = 0,
         p_right = rng.betavariate(*skill)
         chosen = sorted(rng.sample(range(n_answers), k)) if k < n_answers else range(n_answers)
         for i in chosen:
-            value = float(key.values[i])
-            base, display = key.units[i], key.display_units[i]
-            text, made = None, None
-            if rng.random() >= p_right:
-                for _ in range(4):  # a mistake that applies to this question
-                    kind = rng.choices(kinds, weights=[weights[c] for c in kinds])[0]
-                    text = _wrong(rng, kind, value, base, display, key, i)
-                    if text is not None:
-                        made = kind
-                        break
-            if text is None:
-                text = _spell(rng, value, base, display)
+            text, made = _answer(rng, key, i, p_right, weights)
             rows.append((student, variant, key.ids[i], text, made))
     df = pd.DataFrame(rows, columns=["student", "variant", "question", "answer", "mistake"])
     df["mistake"] = pd.Series(df["mistake"].to_numpy(object), dtype=object)
     return df if with_mistakes else df.drop(columns="mistake")
+
+
+def responses_report(n_students: int, assignment, *, seed: int = 0, skill: tuple[float, float] = (5.0, 2.0),
+                     accounting: str | None = None) -> str:
+    """A synthetic quiz as Moodle's "Responses" report downloads it.
+
+    The quiz is the one ``labcalc export`` writes from ``assignment``: one random
+    question per answer id, drawn (as Moodle draws it) among the assignment's variants.
+    Each student answers as in :func:`simulate_class` (a skill, classic slips, blanks).
+    One row per attempt: ``Last name``, ``First name``, ``Username``, ``State``,
+    ``Started on``, ``Completed``, ``Time taken``, ``Grade/<points>``, then per question,
+    in the assignment's order, ``Question n`` (the text the student saw, with the numbers
+    of the variant drawn), ``Response n`` (``-`` for none) and ``Right answer n``, as
+    Moodle's ``quiz_responses`` report lays them out. For demos and tests of
+    :func:`labcalc.grading.read_answers` on an LMS's own file.
+
+    Parameters
+    ----------
+    n_students : int
+        Students ``s0001``, ``s0002``...
+    assignment : Assignment
+        The quiz's questions, in order, and its variants (:mod:`labcalc.grading.assignment`).
+    seed : int, default 0
+        Seed of the generator that draws variants, skills and answers.
+    skill : (float, float), default (5, 2)
+        Beta distribution of the students' chance to get an answer right.
+    accounting : str, optional
+        The accounting of the quiz (the assignment's by default).
+
+    Returns
+    -------
+    str
+        The CSV text (commas, quoted where needed).
+
+    Examples
+    --------
+    >>> from labcalc.grading.assignment import assignment_from_text
+    >>> task = assignment_from_text('lab = "lab5"\\nquestions = ["Q3", "Q4"]\\n')
+    >>> responses_report(2, task).splitlines()[0]
+    'Last name,First name,Username,State,Started on,Completed,Time taken,Grade/2.00,Question 1,Response 1,Right answer 1,Question 2,Response 2,Right answer 2'
+    """
+    import csv
+    import io
+
+    from labcalc.grading.keys import answer_keys
+    from labcalc.grading.quiztext import question_text, value_text
+    from labcalc.labs import get_lab
+
+    lab = get_lab(assignment.lab)
+    accounting = accounting or assignment.accounting
+    seeds = list(assignment.seeds)
+    keys = answer_keys(lab, seeds, accounting)
+    rng = random.Random(seed)
+    head = ["Last name", "First name", "Username", "State", "Started on", "Completed", "Time taken",
+            f"Grade/{assignment.max_points:.2f}"]
+    for n in range(1, len(assignment.questions) + 1):
+        head += [f"Question {n}", f"Response {n}", f"Right answer {n}"]
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(head)
+    for k in range(1, n_students + 1):
+        p_right = rng.betavariate(*skill)
+        row = ["Student", f"No. {k}", f"s{k:04d}", "Finished", "3 June 2025  10:02 AM", "3 June 2025  10:41 AM",
+               "39 mins 5 secs", "-"]
+        for answer_id in assignment.questions:
+            key = keys[rng.choice(seeds)]  # Moodle's random question from the category
+            a, i = lab.answer(answer_id), key.index(answer_id)
+            value = float(key.values[i])
+            tol = float(key.atol[i] + key.rtol[i] * abs(value))
+            factor = 1.0 if a.display_unit in ("%", "") else float(key.display_factors[i])
+            unit = "" if a.display_unit in ("%", "") else a.display_unit
+            response, _ = _answer(rng, key, i, p_right, MISTAKE_WEIGHTS)
+            row += [question_text(a, key.params, accounting=accounting), response.strip() or "-",
+                    f"{value_text(value / factor, tol / factor)} {unit}".strip()]
+        writer.writerow(row)
+    return out.getvalue()
