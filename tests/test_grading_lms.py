@@ -280,3 +280,43 @@ def test_a_grade_file_resaved_by_a_spreadsheet_keeps_its_variants(tmp_path):
     sheet = grading.read_answers(f"student,question,answer,variant\n{student},Q4,1 Mbit/s,{variant}\n".encode())
     assert sheet.answers.loc[0, "variant"] == seeds[student]
     assert main(["answers", "lab5", "--variant", variant]) == 0
+
+
+def test_moodle_shows_right_answers_that_labcalc_grades_right():
+    # every "Right answer n" of the report (the quiz's right value at the precision its
+    # tolerance needs, with its unit) typed back as the response is right for labcalc
+    text = grading.simulate.responses_report(30, TASK, seed=3)
+    rows = list(csv.reader(io.StringIO(text)))
+    head = rows[0]
+    for row in rows[1:]:
+        for n in range(1, len(ASKED) + 1):
+            row[head.index(f"Response {n}")] = row[head.index(f"Right answer {n}")]
+    buf = io.StringIO()
+    csv.writer(buf).writerows(rows)
+    res = grading.grade(grading.read_answers(buf.getvalue().encode()), assignment=TASK)
+    assert res.problems == () and len(res.detail) == 30 * len(ASKED)
+    assert res.detail["correct"].all() and (res.grades["percent"] == 100).all()
+    # and the variants drawn differ from question to question (Moodle's random questions)
+    assert res.detail.groupby("student")["variant"].nunique().max() > 1
+
+
+def test_the_command_line_writes_the_moodle_file_and_holds_expected_values_back(tmp_path, capsys):
+    (tmp_path / "a.toml").write_text(f'lab = "lab5"\ntitle = "Lab 5 quiz"\nquestions = {ASKED!r}\n'
+                                     f'[export]\nvariants = 4\n[lms]\ngrade_max = 10\n'.replace("'", '"'),
+                                     encoding="utf-8")
+    (tmp_path / "responses.csv").write_text(grading.simulate.responses_report(5, TASK, seed=1),
+                                            encoding="utf-8-sig")
+    args = ["grade", "lab5", str(tmp_path / "responses.csv"), "--assignment", str(tmp_path / "a.toml"),
+            "-o", str(tmp_path / "g.csv"), "--feedback", str(tmp_path / "f.csv"),
+            "--moodle-grades", str(tmp_path / "m.csv"), "--hide-expected-until", "2999-01-01T00:00"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "5 students, 20 answers graded" in out and "wrote" in out and "m.csv" in out
+    got = _moodle_import((tmp_path / "m.csv").read_text(encoding="utf-8-sig"), {f"s000{k}" for k in range(1, 6)},
+                         "Username", "Lab 5 quiz")
+    grades = {r["student"]: float(r["percent"]) for r in csv.DictReader((tmp_path / "g.csv").open())}
+    assert got == {s: pytest.approx(p / 10, abs=1e-4) for s, p in grades.items()}
+    feedback = list(csv.DictReader((tmp_path / "f.csv").open(encoding="utf-8")))
+    assert {r["expected"] for r in feedback} == {"held back"}
+    assert main(args[:-1] + ["tomorrow"]) == 2
+    assert "must be a date and time such as 2025-06-01T23:59" in capsys.readouterr().err
