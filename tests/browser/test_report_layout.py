@@ -15,14 +15,14 @@ from __future__ import annotations
 import pytest
 
 from labcalc import grading
-from tests.browser.test_jupyterlab import CHROMIUM, FLAGS, SHOTS, _MISSING  # noqa: F401 - same rules
+from tests.browser.test_jupyterlab import SHOTS, _MISSING, chromium  # noqa: F401 - the same browser fixture
 
 pytestmark = pytest.mark.skipif(_MISSING is not None, reason=f"browser test skipped: {_MISSING}")
 
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory):
-    df = grading.simulate_class(12, lab="lab5", seed=4, salt="layout", answers_per_student=13)
+    df = grading.simulate_class(8, lab="lab5", seed=4, salt="layout", answers_per_student=13)
     df = df.drop(columns="variant")  # the salt gives the variants, whatever the ids
     df.loc[df["student"] == "s0001", "student"] = "a.student.with.a.long.id@institution-long-name.example.edu"
     df.loc[3, "answer"] = "4.69 Mbit/s (I used the formula from the lecture slides, page 12, with headers)"
@@ -47,19 +47,15 @@ _MEASURE = """() => {
 
 
 @pytest.mark.parametrize("width", [420, 1280])
-def test_no_table_overflows_the_page(report, width):
-    from playwright.sync_api import sync_playwright
-
+def test_no_table_overflows_the_page(chromium, report, width):  # noqa: F811 - the imported fixture
     SHOTS.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        try:
-            page = browser.new_page(viewport={"width": width, "height": 900})
-            page.goto(report.as_uri())
-            m = page.evaluate(_MEASURE)
-            page.screenshot(path=str(SHOTS / f"report-{width}px.png"), full_page=True)
-        finally:
-            browser.close()
+    page = chromium.new_page(viewport={"width": width, "height": 900})
+    try:
+        page.goto(report.as_uri())
+        m = page.evaluate(_MEASURE)
+        page.screenshot(path=str(SHOTS / f"report-{width}px.png"), full_page=True)
+    finally:
+        page.close()
     assert m["width"] == width
     assert m["page"] <= width and m["body"] <= width, m
     assert len(m["boxes"]) > 10
