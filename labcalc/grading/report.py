@@ -193,7 +193,7 @@ def _questions(result) -> list[str]:
 
     detail = result.detail
     variants = set(detail["variant"].tolist()) if len(detail) else set()
-    asked = "what is asked (handout's numbers)" if variants - {0} else "what is asked"
+    asked = "what is asked (handout's numbers; each variant has its own)" if variants - {0} else "what is asked"
     rows = []
     for answer_id, row in result.stats.iterrows():
         top = row["top_diagnosis"]
