@@ -41,7 +41,7 @@ MODULES = [
     "labcalc.grading.answerfile",
     "labcalc.grading.assignment",
     "labcalc.grading.analysis",
-    "labcalc.grading.lms",
+    "labcalc.grading.lmsfiles",
     "labcalc.grading.quiztext",
     "labcalc.grading.report",
     "labcalc.grading.tables",

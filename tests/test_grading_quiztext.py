@@ -43,24 +43,31 @@ def test_xml_and_gift_texts_come_from_the_one_function():
         assert gift[a.id, 2] == question_text(a, params, unit_field=False)
 
 
-@pytest.mark.parametrize("answer_id, xml_end, gift_end", [
-    ("Q4", "Type the number and its unit, e.g. 2.5 Mbit/s.", "Give the answer in Mbit/s, the number only, e.g. 2.5."),
-    ("Q3", "Type the number and its unit, e.g. 1250 bytes.", "Give the answer in bytes, the number only, e.g. 1250."),
-    ("Q29", "Type the number and its unit, e.g. 12.5 ms.", "Give the answer in ms, the number only, e.g. 12.5."),
-    ("Q13.7", "as a fraction between 0 and 1, the number only (a share of 25 % is 0.25).",
-     "as a fraction between 0 and 1, the number only (a share of 25 % is 0.25)."),
-    ("Q19", "Give the answer as a plain number, e.g. 1.25.", "Give the answer as a plain number, e.g. 1.25."),
+@pytest.mark.parametrize("answer_id, what_xml, what_gift", [
+    ("Q4", "Give the answer in Mbit/s.", "Give the answer in Mbit/s, the number only."),
+    ("Q3", "Give the answer in bytes.", "Give the answer in bytes, the number only."),
+    ("Q29", "Give the answer in ms.", "Give the answer in ms, the number only."),
+    ("Q13.7", "Give the answer as a fraction between 0 and 1, the number only (a share of 25 % is 0.25).",
+     "Give the answer as a fraction between 0 and 1, the number only (a share of 25 % is 0.25)."),
+    ("Q19", "Give the answer as a plain number.", "Give the answer as a plain number."),
 ])
-def test_every_question_says_how_to_answer(answer_id, xml_end, gift_end):
+def test_every_question_says_how_to_answer(answer_id, what_xml, what_gift):
     a = LAB.answer(answer_id)
-    assert question_text(a).endswith(" " + xml_end)
-    assert question_text(a, unit_field=False).endswith(" " + gift_end)
-    # the example is never the question's own answer
-    assert "e.g. 4.69" not in question_text(a)
+    body = a.text()
+    xml, gift = question_text(a), question_text(a, unit_field=False)
+    # what to give, right after the question, then how to type it (the same words as
+    # labcalc.grading.moodle.how_to_answer, for the site's decimal separator)
+    assert xml.startswith(body + " " + what_xml + " Type the number ")
+    assert gift.startswith(body + " " + what_gift + " Type the number alone, with a decimal point")
+    if a.display_unit not in ("%", ""):
+        assert f"then a unit written exactly as listed, such as {a.display_unit}" in xml
+    else:
+        assert "Type the number alone" in xml
 
 
-def test_the_example_follows_the_decimal_mark():
-    assert answer_instruction("Mbit/s", decimal_separator=",") == " Type the number and its unit, e.g. 2,5 Mbit/s."
+def test_the_instruction_follows_the_site_language():
+    assert "with a decimal point or a decimal comma" in answer_instruction("Mbit/s", site="fr")
+    assert "with a decimal point and no thousands separator (4.5, not 4,5)" in answer_instruction("Mbit/s")
 
 
 def test_q29_says_the_other_links_add_no_delay():

@@ -4,7 +4,7 @@ The one place that words a quiz question (:func:`question_text`, with the senten
 to answer from :func:`answer_instruction`) and that decides how many digits a number of
 the quiz carries (:func:`value_text` for a value shown to students, :func:`rounded_bands`
 for the intervals of a numerical question). :mod:`labcalc.grading.export` writes Moodle XML
-and GIFT with them; :mod:`labcalc.grading.lms` matches the texts of an LMS report against
+and GIFT with them; :mod:`labcalc.grading.lmsfiles` matches the texts of an LMS report against
 :func:`question_text`'s; the grading report shows expected values with :func:`value_text`.
 
 Examples

@@ -37,7 +37,7 @@ import pytest
 from labcalc import grading
 from labcalc.cli import main
 from labcalc.grading.assignment import assignment_from_text
-from labcalc.grading.lms import moodle_grade_import
+from labcalc.grading.lmsfiles import moodle_grade_import
 
 ASKED = ["Q3", "Q4", "Q13.7", "Q29"]
 TASK = assignment_from_text(f'lab = "lab5"\ntitle = "Lab 5 quiz"\nquestions = {ASKED!r}\n'
