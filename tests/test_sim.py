@@ -159,16 +159,16 @@ def test_cli_bad_input_exits_2(tmp_path, capsys):
 
 @pytest.fixture(scope="session")
 def ns3():
-    """ns-3, imported once per test session (6-10 s)."""
+    """The warm ns-3 worker process, started once per test session."""
     if not sim.available():
         if os.environ.get("CI"):
             pytest.fail("ns-3 is not installed but CI is set: `make test` installs labcalc[all], which includes "
                         "the sim extra (pip install 'labcalc[sim]')")
         pytest.skip("ns-3 is not installed (pip install 'labcalc[sim]')")
-    from labcalc.sim import _engine
+    from labcalc.sim import runner
 
-    _engine.load()
-    return _engine
+    runner.default_worker().ready()   # ns-3 loads once, in the warm worker every test below uses
+    return runner
 
 
 def test_one_udp_flow_gets_the_max_goodput_of_the_p2p_accounting(ns3):

@@ -2,10 +2,20 @@
 
 Everything that runs per packet or per event (trace sinks, periodic sampling, drop
 accounting) is C++ so that the Python side only builds the topology and reads vectors
-back after ``Simulator::Run``. One ``Store`` holds a run; :func:`reset` in C++ clears it.
+back after ``Simulator::Run``. One ``Store`` holds a run; ``begin`` in C++ starts a clean one
+(defaults reset, seed set) and ``finish`` destroys the simulator. Every ns-3 call of a run is
+made here, behind a C interface (``lc_*``: numbers, C strings, arrays), so that the Python
+side needs no ns-3 type: :mod:`labcalc.sim._engine` either compiles this file once with the
+system's C++ compiler into a cached library that ctypes loads, or has cling (cppyy) compile
+it after parsing the headers of the modules in :data:`MODULES` only.
 """
 
+#: The ns-3 modules this code uses (headers parsed and libraries loaded by :mod:`labcalc.sim._engine`).
+MODULES = ("core", "network", "internet", "point-to-point", "applications", "traffic-control")
+
 SOURCE = r"""
+#include <algorithm>
+#include <cstdint>
 #include <map>
 #include <vector>
 #include <string>
@@ -142,9 +152,24 @@ class TsRttSocketFactory : public SocketFactory {
   }
 };
 
-void reset() {
+// A clean ns-3 for every run: attribute defaults reset, then set again (set_default), the
+// address generator and the seed of the random streams (run number 1) set.
+void begin(uint32_t seed) {
+  Config::Reset();
+  Ipv4AddressGenerator::Reset();
+  RngSeedManager::SetSeed(seed);
+  RngSeedManager::SetRun(1);
   delete S;
   S = new Store();
+}
+
+// Config::SetDefault from text: kind "uint", "bool" ("1"/"0"), "time" (seconds), "typeid" or "string".
+void set_default(const std::string& key, const std::string& kind, const std::string& value) {
+  if (kind == "uint") Config::SetDefault(key, UintegerValue(std::stoull(value)));
+  else if (kind == "bool") Config::SetDefault(key, BooleanValue(value == "1"));
+  else if (kind == "time") Config::SetDefault(key, TimeValue(Seconds(std::stod(value))));
+  else if (kind == "typeid") Config::SetDefault(key, TypeIdValue(TypeId::LookupByName(value)));
+  else Config::SetDefault(key, StringValue(value));
 }
 
 void finish() {
@@ -348,4 +373,70 @@ void run(double duration_s, double interval_s, double queue_interval_s, const st
 }
 
 }  // namespace labcalc_sim
+
+// The C interface the Python side calls (through ctypes for the compiled library, through
+// cppyy for cling): plain numbers, C strings and arrays, so that neither needs ns-3's types.
+extern "C" {
+void lc_begin(uint32_t seed) { labcalc_sim::begin(seed); }
+void lc_set_default(const char* key, const char* kind, const char* value) {
+  labcalc_sim::set_default(key, kind, value);
+}
+uint32_t lc_add_node() { return labcalc_sim::add_node(); }
+void lc_install_stack() { labcalc_sim::install_stack(); }
+uint32_t lc_add_link(uint32_t a, uint32_t b, double rate_bps, double delay_s, const char* size, const char* queue_type,
+                     uint32_t reverse_queue_packets, const double* red, uint32_t n_red) {
+  return labcalc_sim::add_link(a, b, rate_bps, delay_s, size, queue_type, reverse_queue_packets,
+                               std::vector<double>(red, red + n_red));
+}
+void lc_add_loss(uint32_t link, double rate, int64_t stream) { labcalc_sim::add_loss(link, rate, stream); }
+void lc_route_flow(const uint32_t* links, uint32_t n, uint32_t dst_link, uint32_t src_link) {
+  labcalc_sim::route_flow(std::vector<uint32_t>(links, links + n), dst_link, src_link);
+}
+uint32_t lc_add_flow(int is_tcp, uint32_t sender_node, uint32_t receiver_node, uint32_t recv_link, uint32_t sender_link,
+                     double payload_rate_bps, uint32_t payload_bytes, double start_s, double stop_s, const char* tcp_type,
+                     int traces, int poisson, int ts_rtt) {
+  return labcalc_sim::add_flow(is_tcp, sender_node, receiver_node, recv_link, sender_link, payload_rate_bps,
+                               payload_bytes, start_s, stop_s, tcp_type, traces != 0, poisson != 0, ts_rtt != 0);
+}
+void lc_run(double duration_s, double interval_s, double queue_interval_s, const uint32_t* watched, uint32_t n) {
+  labcalc_sim::run(duration_s, interval_s, queue_interval_s, std::vector<uint32_t>(watched, watched + n));
+}
+// The result vectors, by number (labcalc.sim._cpp.RESULTS gives the names in this order).
+static std::vector<double>* lc_vector(int which) {
+  using namespace labcalc_sim;
+  if (!S) return nullptr;
+  std::vector<double>* all[] = {&S->gpT, &S->gpB, &S->cwF, &S->cwT, &S->cwOld, &S->cwNew, &S->ssF, &S->ssT,
+                                &S->ssOld, &S->ssNew, &S->rtF, &S->rtT, &S->rtV, &S->qT, &S->qLen, &S->qDrop,
+                                &S->qBytes, &S->qMark, &S->sent, &S->lost};
+  return (which >= 0 && which < int(sizeof(all) / sizeof(all[0]))) ? all[which] : nullptr;
+}
+uint64_t lc_size(int which) { std::vector<double>* v = lc_vector(which); return v ? v->size() : 0; }
+void lc_copy(int which, double* out) {
+  std::vector<double>* v = lc_vector(which);
+  if (v) std::copy(v->begin(), v->end(), out);
+}
+void lc_finish() { labcalc_sim::finish(); }
+}
 """
+
+#: Names of the result vectors in the order of ``lc_vector`` (the C++ above).
+RESULTS = ("gpT", "gpB", "cwF", "cwT", "cwOld", "cwNew", "ssF", "ssT", "ssOld", "ssNew", "rtF", "rtT", "rtV",
+           "qT", "qLen", "qDrop", "qBytes", "qMark", "sent", "lost")
+
+#: The C functions and their signatures, for ctypes: (name, result type, argument types), the
+#: types as ``"u32"``, ``"u64"``, ``"i32"``, ``"i64"``, ``"f64"``, ``"str"``, ``"f64*"``, ``"u32*"`` or None.
+API = (
+    ("lc_begin", None, ("u32",)),
+    ("lc_set_default", None, ("str", "str", "str")),
+    ("lc_add_node", "u32", ()),
+    ("lc_install_stack", None, ()),
+    ("lc_add_link", "u32", ("u32", "u32", "f64", "f64", "str", "str", "u32", "f64*", "u32")),
+    ("lc_add_loss", None, ("u32", "f64", "i64")),
+    ("lc_route_flow", None, ("u32*", "u32", "u32", "u32")),
+    ("lc_add_flow", "u32", ("i32", "u32", "u32", "u32", "u32", "f64", "u32", "f64", "f64", "str", "i32", "i32",
+                            "i32")),
+    ("lc_run", None, ("f64", "f64", "f64", "u32*", "u32")),
+    ("lc_size", "u64", ("i32",)),
+    ("lc_copy", None, ("i32", "f64*")),
+    ("lc_finish", None, ()),
+)

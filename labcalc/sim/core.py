@@ -28,7 +28,7 @@ def simulate(scenario, *, variant: str | None = None, duration_s: float = 30.0, 
              queue_packets=None, error_rate=0.0, max_packets: float = 5_000_000, transport=None, offered_bps=None,
              payload_bytes=None, queue_disc=None, start_s=None, stop_s=None, interval_s=None,
              warmup_s=None, udp_arrivals: str = "poisson", delayed_ack_count: int = 1, sack: bool = True,
-             ts_rtt: bool = True, ecn: bool = False):
+             ts_rtt: bool = True, ecn: bool = False, timeout_s: float | None = None):
     """Simulate a lab network in ns-3 and return what the measurement readers would give.
 
     Parameters
@@ -43,7 +43,9 @@ def simulate(scenario, *, variant: str | None = None, duration_s: float = 30.0, 
         Simulated time [s], > 0.
     seed : int, default 1
         Seed of ns-3's random numbers (``RngSeedManager::SetSeed``; run number 1), in
-        1 .. 2**32 - 1. Same seed, same result, also within one process.
+        1 .. 4294944442 (:data:`labcalc.sim.limits.MAX_SEED`: ns-3 seeds all six
+        components of its MRG32k3a generator with it, and the last three must stay below
+        4294944443). Same seed, same result, also within one process.
     tcp : str or mapping flow -> str, default "NewReno"
         Congestion control of the TCP flows, any case: NewReno, LinuxReno, Cubic, Bic,
         Vegas, Veno, WestwoodPlus (or Westwood), HighSpeed, Hybla, Htcp, Scalable, Yeah,
@@ -116,6 +118,10 @@ def simulate(scenario, *, variant: str | None = None, duration_s: float = 30.0, 
         good: lab51 D1 gives three of its four connections about 13 kbit/s each, with no
         packet lost and no RTT sample taken (see Notes).
 
+    timeout_s : float, optional
+        Wall time the run may take once ns-3 is loaded [s]; after it the run's worker
+        process is stopped and :class:`~labcalc.sim.runner.SimulationTimeout` raised.
+
     Returns
     -------
     SimResult
@@ -128,9 +134,14 @@ def simulate(scenario, *, variant: str | None = None, duration_s: float = 30.0, 
         ns-3 is not installed (``pip install 'labcalc[sim]'``); an ``ImportError``.
     ScenarioError, ValueError
         A bad scenario, an option out of range or naming an unknown flow or link, a TCP
-        variant or queue discipline ns-3 lacks (the message lists the known ones).
+        variant or queue discipline ns-3 lacks (the message lists the known ones), a
+        value outside ns-3's own limits (:mod:`labcalc.sim.limits`), all checked before
+        ns-3 starts.
     SimulationTooLong
         More than ``max_packets`` packets estimated (a ``ValueError``).
+    SimulationAborted
+        ns-3 stopped the run anyway (a ``ValueError`` holding ns-3's own message). The run
+        happens in a worker process (:mod:`labcalc.sim.runner`), so this Python goes on.
 
     Notes
     -----
@@ -194,8 +205,7 @@ def simulate(scenario, *, variant: str | None = None, duration_s: float = 30.0, 
     >>> round(res.summary.loc["a", "goodput_bps"] / sim.p2p_goodput_bps(5e6, 1000), 3)  # doctest: +SKIP
     1.0
     """
-    from labcalc.sim import _engine
-    from labcalc.sim.result import from_raw
+    from labcalc.sim import _engine, runner
 
     source = None
     tables = None
@@ -219,7 +229,8 @@ def simulate(scenario, *, variant: str | None = None, duration_s: float = 30.0, 
              queue_disc=queue_disc, error_rate=error_rate, start_s=start_s, stop_s=stop_s, interval_s=interval_s,
              warmup_s=warmup_s, udp_arrivals=udp_arrivals, delayed_ack_count=delayed_ack_count, sack=sack,
              ts_rtt=ts_rtt, ecn=ecn, max_packets=max_packets, scenario_queues=queues)
-    raw = _engine.run(p)
+    _engine.check_available()
+    worker = runner.default_worker()     # starts loading ns-3 (if not yet) while the attributes are assembled
     attrs = {
         "ns3_version": _engine.ns3_version(),
         "seed": seed,
@@ -238,7 +249,6 @@ def simulate(scenario, *, variant: str | None = None, duration_s: float = 30.0, 
         "queue_disc": queue_disc if isinstance(queue_disc, (str, type(None))) else str(queue_disc),
         "ecn": p.ecn,
         "estimated_packets": round(p.estimated_packets),
-        "wall_s": raw["wall_s"],
         "flows": {f.name: {"transport": f.transport, "tcp": f.tcp_type if f.transport == "tcp" else None,
                            "payload_bytes": f.payload_bytes, "payload_rate_bps": f.payload_rate_bps or None,
                            "route": list(f.links), "extra_delay_s": f.extra_delay_s, "start_s": f.start_s,
@@ -249,4 +259,4 @@ def simulate(scenario, *, variant: str | None = None, duration_s: float = 30.0, 
                               **({"red": link.red_attributes} if link.red is not None else {})}
                   for link in p.links if not link.private},
     }
-    return from_raw(p, raw, attrs)
+    return worker.run(p, attrs, timeout_s=timeout_s)
