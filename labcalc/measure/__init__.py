@@ -60,6 +60,8 @@ _LAZY = {
     "FORMATS": "_dispatch",
     "steady_state": "analysis",
     "SteadyState": "analysis",
+    "steady_window": "analysis",
+    "SteadyWindow": "analysis",
     "cwnd_phases": "analysis",
     "CwndPhases": "analysis",
     "receive_rate": "analysis",

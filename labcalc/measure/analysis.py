@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-__all__ = ["SteadyState", "steady_state", "CwndPhases", "cwnd_phases", "receive_rate", "queue_occupancy"]
+__all__ = ["SteadyState", "steady_state", "SteadyWindow", "steady_window", "CwndPhases", "cwnd_phases",
+           "receive_rate", "queue_occupancy"]
 
 
 # --------------------------------------------------------------------------------------
@@ -221,6 +222,86 @@ def steady_state(series, *, batch_size: int = 5, n_batches: int = 10, confidence
         truncated_at=label, n_truncated=int(start), n_used=int(n - start), n_batches=int(B), batch_size=int(b),
         mser_batch_size=int(batch_size), batch_lag1_autocorr=rho, reliable=not notes, note="; ".join(notes),
     )
+
+
+@dataclass(frozen=True)
+class SteadyWindow:
+    """The samples a steady value is taken over (see :func:`steady_window`).
+
+    Attributes
+    ----------
+    mask : numpy.ndarray of bool
+        Per sample: inside the window (and finite).
+    start_s, end_s : float
+        Start of the first and end of the last sample inside [s] (or the series' own unit).
+    how : str
+        ``"steady_state"``, or ``"steady_state (not reliable: <why>)"``.
+
+    Examples
+    --------
+    >>> w = steady_window(np.r_[np.zeros(5), np.ones(20)], np.arange(25.0), np.arange(1.0, 26.0))
+    >>> int(w.mask.sum()), w.start_s, w.end_s
+    (20, 5.0, 25.0)
+    """
+
+    mask: np.ndarray
+    start_s: float
+    end_s: float
+    how: str
+
+
+def steady_window(values, start_s, end_s) -> SteadyWindow:
+    """The window a steady value is read over when none is given: the manifest's default window.
+
+    One path for every place that picks a window by itself, so that the same samples give
+    the same window: a measurement manifest's entry without ``window_s``
+    (:func:`labcalc.measure.build_manifest`, whose window code this calls) and the summary
+    of a simulation (:func:`labcalc.sim.simulate` without ``warmup_s``).
+
+    Parameters
+    ----------
+    values : array_like
+        Per-interval samples in time order (e.g. rates [bit/s]); NaNs are left out.
+    start_s, end_s : array_like
+        Start and end of each interval [s].
+
+    Returns
+    -------
+    SteadyWindow
+
+    Raises
+    ------
+    ValueError
+        Fewer than 3 finite samples, or fewer than 3 kept after the warm-up.
+
+    Notes
+    -----
+    MSER-*m* (:func:`steady_state`) with *m* = 5 from 20 finite samples on, else
+    ``max(1, n // 4)``; from 8 samples down, all of them (said in ``how``). The window runs
+    from the first sample ``steady_state`` keeps (its batch means start after the whole
+    batches it drops and the few samples that fill no batch) to the last sample.
+
+    References
+    ----------
+    .. [1] K. P. White Jr., "An effective truncation heuristic for bias reduction in
+       simulation output", Simulation 69(6), 1997.
+
+    Examples
+    --------
+    >>> rate = np.r_[1e6, 3e6, 4.5e6, np.full(17, 5e6)]
+    >>> w = steady_window(rate, np.arange(20.0), np.arange(1.0, 21.0))
+    >>> w.start_s, float(rate[w.mask].mean()), w.how
+    (6.0, 5000000.0, 'steady_state')
+    """
+    from labcalc.measure._manifest_window import Fail, Series, pick
+
+    s = Series(np.asarray(start_s, dtype=float), np.asarray(end_s, dtype=float), np.asarray(values, dtype=float),
+               "interval")
+    try:
+        w = pick(s, {})
+    except Fail as exc:
+        raise ValueError(exc.why) from None
+    return SteadyWindow(mask=w.mask, start_s=w.lo, end_s=w.hi, how=w.how)
 
 
 # --------------------------------------------------------------------------------------
