@@ -225,6 +225,12 @@ def test_same_seed_same_result_in_one_process(ns3):
         pd.testing.assert_frame_equal(getattr(one, name), getattr(two, name))
     other = sim.simulate(net, seed=4, **kw)
     assert not other.goodput.equals(one.goodput)
+    # RED and PIE draw random numbers too: their streams are fixed, not numbered on from the
+    # previous runs of the process (a second run gave other numbers before)
+    for queue in ("red", "pie"):
+        first, second = (sim.simulate(net, seed=3, queue_disc=queue, **kw) for _ in range(2))
+        pd.testing.assert_frame_equal(first.summary, second.summary)
+        assert first.queue.drops.iloc[-1] > 0
 
 
 def test_frames_have_the_readers_columns(ns3):
@@ -261,14 +267,27 @@ def test_written_files_read_back_and_a_manifest_names_them(ns3, tmp_path):
     assert len(written["goodput"]) == 3 and len(written["queue"]) == 3
     (tmp_path / "manifest.toml").write_text(
         '[[measurement]]\nquestion = "Q14"\nscenario = "B2"\nflow = "h1_udp"\nmetric = "goodput"\n'
-        'file = "h1_udp-goodput.csv"\nwindow_s = [4, 20]\n'
+        'file = "h1_udp-goodput.csv"\n'
+        '[[measurement]]\nquestion = "Q14"\nscenario = "B2"\nflow = "h2_udp"\nmetric = "goodput"\n'
+        'file = "h2_udp-goodput.csv"\nwindow_s = [4, 20]\n'
         '[[measurement]]\nquestion = "Q18"\nscenario = "B2"\nflow = "h2_tcp"\nmetric = "rtt"\n'
         'file = "h2_tcp-rtt.data"\n'
         '[[measurement]]\nquestion = "Q0"\nscenario = "B2"\nflow = "r1-eth1"\nmetric = "queue"\n'
         'file = "r1-eth1-queue.csv"\n', encoding="utf-8")
     table = measure.build_manifest(tmp_path / "manifest.toml")
+    rows = table.set_index(["flow", "metric"])
     got = table.set_index("metric")["value"]
-    assert got["goodput"] == pytest.approx(res.summary.loc["h1_udp", "goodput_bps"], rel=1e-9)
+    # without window_s the manifest picks the window the summary used (one function:
+    # measure.steady_window), so both give the same goodput (issue 19: 914.0 vs 902.8 before)
+    one = res.summary.loc["h1_udp"]
+    assert one["window_from"].startswith("steady_state")
+    assert rows.loc[("h1_udp", "goodput"), "value"] == pytest.approx(one["goodput_bps"], rel=1e-12)
+    assert rows.loc[("h1_udp", "goodput"), "window_s"] == f"{one.window_start_s:g}-{one.window_end_s:g}"
+    # a window given to the manifest is the one given to simulate as warmup_s
+    again = sim.simulate(scenario_path("lab51"), variant="B2", duration_s=20, warmup_s=4)
+    assert again.summary.loc["h2_udp", "window_from"] == "warmup_s"
+    assert rows.loc[("h2_udp", "goodput"), "value"] == pytest.approx(again.summary.loc["h2_udp", "goodput_bps"],
+                                                                     rel=1e-12)
     r = res.rtt[res.rtt.flow == "h2_tcp"]["rtt_s"]
     assert r.min() <= got["rtt"] <= r.max()
     q = res.queue[res.queue.link == "r1-eth1"]["backlog_packets"]
@@ -341,7 +360,7 @@ def test_red_drops_at_its_thresholds_where_droptail_fills_its_limit(ns3):
 
     limit = 200_000
     net = Network({"l": Link(5e6, delay_s=0.01)}, {"a": ["l"]})
-    kw = dict(transport="udp", offered_bps=7.5e6, payload_bytes=1000, duration_s=3, interval_s=0.5)
+    kw = dict(transport="udp", offered_bps=7.5e6, payload_bytes=1000, duration_s=3, interval_s=0.5, warmup_s=1)
     red = sim.simulate(net, queue_disc=RedQueue(limit_bytes=limit), **kw)
     q = red.queue[red.queue.time_s >= 1]
     assert 30_000 <= q.backlog_bytes.mean() <= 35_000 and q.backlog_bytes.max() <= 35_000 + 1028

@@ -216,6 +216,12 @@ uint32_t add_link(uint32_t a, uint32_t b, double rate_bps, double delay_s, const
     fwd.SetRootQueueDisc(queue_type, "MaxSize", QueueSizeValue(QueueSize(size)));
   }
   QueueDiscContainer q = fwd.Install(d.Get(0));
+  // fixed random streams for the queue discs that draw (RED's drops, PIE's): otherwise ns-3 numbers
+  // them from a counter that runs on across the runs of a process, and the same seed would
+  // give another result in a second run
+  uint32_t k0 = S->devA.size();
+  if (Ptr<RedQueueDisc> red = DynamicCast<RedQueueDisc>(q.Get(0))) red->AssignStreams(3000 + k0);
+  if (Ptr<PieQueueDisc> pie = DynamicCast<PieQueueDisc>(q.Get(0))) pie->AssignStreams(3000 + k0);
   TrafficControlHelper rev;
   rev.SetRootQueueDisc("ns3::FifoQueueDisc", "MaxSize",
                        QueueSizeValue(QueueSize(std::to_string(reverse_queue_packets) + "p")));

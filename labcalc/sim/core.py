@@ -88,10 +88,17 @@ def simulate(scenario, *, variant: str | None = None, duration_s: float = 30.0, 
         When each flow's sender starts and stops [s] (default 0 and ``duration_s``).
     interval_s : float, optional
         Length of the goodput intervals [s] (default 1 s, or ``duration_s / 20`` for
-        runs shorter than 20 s); queues are sampled ten times as often.
+        runs shorter than 20 s); queues are sampled ten times as often. A run keeps at
+        most 100,000 intervals and 10 million values per trace
+        (:data:`~labcalc.sim.planning.MAX_INTERVALS`, :data:`~labcalc.sim.planning.MAX_SAMPLES`):
+        longer runs get longer intervals by default, and a shorter ``interval_s`` is refused.
     warmup_s : float or mapping flow -> float, optional
-        Time after each flow's start left out of its summary [s] (default 20 % of its
-        active time; the window starts at the next interval boundary).
+        Time after each flow's start left out of its summary [s]; the window starts at
+        the next interval boundary. By default the window is the one a measurement
+        manifest picks on the flow's goodput file without ``window_s``
+        (:func:`labcalc.measure.steady_window`: the warm-up cut by MSER-5), so that the
+        summary and a manifest on ``<flow>-goodput.csv`` give the same number; a flow then
+        needs at least 8 goodput intervals.
     udp_arrivals : {"poisson", "periodic"}, default "poisson"
         Gaps between a UDP flow's datagrams: exponential at the mean rate, or all equal.
         Equal gaps are what iperf sends, but with ns-3's exact clocks two links whose

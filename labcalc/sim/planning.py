@@ -25,6 +25,7 @@ exactly the route of the scenario.
 from __future__ import annotations
 
 import math
+import numbers
 import re
 from dataclasses import dataclass, field
 from typing import Mapping
@@ -32,6 +33,7 @@ from typing import Mapping
 from labcalc import framing
 from labcalc.network import Network
 from labcalc.scenario import RedQueue
+from labcalc.sim.limits import MAX_SEED, check_plan
 from labcalc.sim.red import red_attributes
 
 __all__ = ["Plan", "PlanFlow", "PlanLink", "plan", "RedQueue", "tcp_type_id", "TCP_VARIANTS", "QUEUE_DISCS",
@@ -83,6 +85,14 @@ TCP_OPTIONS_BYTES = 12
 PPP_HEADER_BYTES = 2
 #: Private links are this many times faster than the fastest link or offered rate.
 PRIVATE_SPEEDUP = 10.0
+#: Most goodput intervals one run keeps (a longer run gets longer intervals by default).
+MAX_INTERVALS = 100_000
+#: Most values one run keeps in its goodput trace (intervals x flows) and in its queue
+#: trace (samples x links): 80 MB each at most.
+MAX_SAMPLES = 10_000_000
+#: Fewest whole goodput intervals a flow needs for its summary's window when ``warmup_s``
+#: is not given: :func:`labcalc.measure.steady_window` (MSER) always keeps enough of 8.
+MIN_STEADY_INTERVALS = 8
 
 
 class SimulationTooLong(ValueError):
@@ -339,6 +349,31 @@ def _transport(name, value):
     return value.lower()
 
 
+def _check_window(name, start_s, stop_s, warmup_s, interval_s, duration_s) -> None:
+    """Refuse a flow whose summary would have no window (a NaN goodput), with what to change."""
+    n = int(duration_s / interval_s + 1e-9)     # intervals [i, i + 1) x interval_s, i = 0 .. n - 1
+    first = max(0, math.floor(start_s / interval_s + 1e-9))          # the first that ends after the start
+    last = min(n - 1, math.ceil(stop_s / interval_s - 1e-9) - 1)      # the last that begins before the stop
+    active = max(0, last - first + 1)
+    fix = "start it earlier, lengthen duration_s or shorten interval_s"
+    if warmup_s is None:
+        if active < MIN_STEADY_INTERVALS:
+            raise ValueError(
+                f"flow {name!r} (start_s {start_s:g}, stop_s {stop_s:g}) is active in {active} goodput interval(s) of "
+                f"{interval_s:g} s; its summary's window (steady_state, as a measurement manifest picks one) needs "
+                f"at least {MIN_STEADY_INTERVALS}: {fix}, or give warmup_s")
+        return
+    if start_s + warmup_s >= stop_s:
+        raise ValueError(f"warmup_s[{name!r}] = {warmup_s!r} leaves nothing of flow {name!r}'s "
+                         f"{stop_s - start_s:g} s to measure")
+    lo = max(0, math.ceil((start_s + warmup_s) / interval_s - 1e-9))   # whole intervals after the warm-up
+    hi = min(n - 1, math.floor(stop_s / interval_s + 1e-9) - 1)
+    if hi < lo:
+        raise ValueError(f"flow {name!r}: no whole goodput interval of {interval_s:g} s lies between the end of its "
+                         f"warm-up ({start_s + warmup_s:g} s) and its stop ({stop_s:g} s), so its goodput would be "
+                         f"NaN: {fix}, or give a shorter warmup_s")
+
+
 def _nodes(network: Network):
     """Union-find of link ends: node of the tail and of the head of every named link."""
     names = network.link_names
@@ -455,8 +490,10 @@ def plan(network: Network, *, scenario_flows: Mapping | None = None, duration_s:
     if not isinstance(ecn, bool):
         raise ValueError(f"ecn must be True or False; got {ecn!r}")
     duration_s = _number("duration_s", duration_s, 0.0, lo_open=True, hi=1e6)
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 1 <= seed < 2**32:
-        raise ValueError(f"seed must be a whole number in 1 .. 2**32 - 1 (ns-3's RngSeedManager); got {seed!r}")
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or not 1 <= seed <= MAX_SEED:
+        raise ValueError(f"seed must be a whole number in 1 .. {MAX_SEED} (ns-3's RngSeedManager refuses larger "
+                         f"ones); got {seed!r}")
+    seed = int(seed)
     max_packets = _number("max_packets", max_packets, 0.0, lo_open=True)
     fnames, lnames = list(network.flow_names), list(network.link_names)
     if not fnames:
@@ -503,17 +540,20 @@ def plan(network: Network, *, scenario_flows: Mapping | None = None, duration_s:
     for k in fnames:
         if not starts[k] < stops[k]:
             raise ValueError(f"start_s[{k!r}] = {starts[k]!r} must be before stop_s[{k!r}] = {stops[k]!r}")
+    # the traces are bounded: at most MAX_INTERVALS goodput intervals and MAX_SAMPLES values
+    # of each of the goodput and queue traces (a long run gets longer intervals by default)
+    bound = max(duration_s / MAX_INTERVALS, duration_s * len(fnames) / MAX_SAMPLES)
     if interval_s is None:
-        interval_s = 1.0 if duration_s >= 20 else duration_s / 20
+        interval_s = max(1.0 if duration_s >= 20 else duration_s / 20, bound)
     interval_s = _number("interval_s", interval_s, 0.0, lo_open=True, hi=duration_s)
-    if duration_s / interval_s > 1e6:
-        raise ValueError(f"interval_s = {interval_s!r} gives more than a million samples in {duration_s} s")
-    warm = _per("warmup_s", warmup_s, fnames, lambda k: 0.2 * (stops[k] - starts[k]),
-                lambda n, v: _number(n, v, 0.0, hi=duration_s))
+    if interval_s < bound * (1 - 1e-9):
+        raise ValueError(f"interval_s = {interval_s!r} gives {duration_s / interval_s:,.0f} goodput intervals for "
+                         f"{len(fnames)} flow(s) in {duration_s:g} s; labcalc keeps at most {MAX_INTERVALS:,} "
+                         f"intervals and {MAX_SAMPLES:,} values: use interval_s >= {bound:.6g}")
+    queue_interval_s = max(interval_s / 10, duration_s / MAX_INTERVALS, duration_s * len(lnames) / MAX_SAMPLES)
+    warm = _per("warmup_s", warmup_s, fnames, lambda k: None, lambda n, v: _number(n, v, 0.0, hi=duration_s))
     for k in fnames:
-        if starts[k] + warm[k] >= stops[k]:
-            raise ValueError(f"warmup_s[{k!r}] = {warm[k]!r} leaves nothing of flow {k!r}'s "
-                             f"{stops[k] - starts[k]:g} s to measure")
+        _check_window(k, starts[k], stops[k], warm[k], interval_s, duration_s)
 
     ends, n_nodes = _nodes(network)
     rates = {}
@@ -557,7 +597,9 @@ def plan(network: Network, *, scenario_flows: Mapping | None = None, duration_s:
             f"this run would simulate about {estimate:,.0f} packets, above max_packets = {max_packets:,.0f}; "
             f"shorten duration_s (now {duration_s:g} s) or pass max_packets={math.ceil(estimate * 1.2):d} "
             f"to allow it (ns-3 handles about 1-2 million packets per second of wall time here)")
-    return Plan(n_nodes=n_nodes, links=links, flows=flows, duration_s=duration_s, interval_s=interval_s,
-                queue_interval_s=interval_s / 10, warmup_s=warm, segment_bytes=SEGMENT_BYTES, seed=seed,
-                estimated_packets=estimate, udp_arrivals=udp_arrivals,
-                delayed_ack_count=delayed_ack_count, sack=sack, ts_rtt=ts_rtt, ecn=ecn, name=network.name)
+    result = Plan(n_nodes=n_nodes, links=links, flows=flows, duration_s=duration_s, interval_s=interval_s,
+                  queue_interval_s=queue_interval_s, warmup_s=warm, segment_bytes=SEGMENT_BYTES, seed=seed,
+                  estimated_packets=estimate, udp_arrivals=udp_arrivals,
+                  delayed_ack_count=delayed_ack_count, sack=sack, ts_rtt=ts_rtt, ecn=ecn, name=network.name)
+    check_plan(result)     # ns-3's own limits (labcalc.sim.limits), before anything reaches ns-3
+    return result

@@ -18,6 +18,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from labcalc.measure.analysis import steady_window
+
 __all__ = ["SimResult", "SSTHRESH_UNSET_BYTES", "file_stem", "from_raw"]
 
 #: ns-3's ssthresh before the first loss (UINT32_MAX); at or above 2**31 - 1 it means "unset".
@@ -65,7 +67,10 @@ class SimResult:
         ``backlog_bytes`` (its IP bytes), ``marks`` (cumulative packets it marked CE).
     summary : pandas.DataFrame
         One row per flow (index ``flow``): ``transport``, ``goodput_bps`` [bit/s] over
-        ``window_start_s`` .. ``window_end_s`` (after the warm-up), ``sent_packets``,
+        ``window_start_s`` .. ``window_end_s``, chosen as ``window_from`` says:
+        ``"steady_state"`` (the window a measurement manifest picks on the flow's
+        ``<flow>-goodput.csv`` without ``window_s``: :func:`labcalc.measure.steady_window`)
+        or ``"warmup_s"`` (after the warm-up given to ``simulate``), ``sent_packets``,
         ``lost_packets`` (dropped by a queue or the error model), ``loss`` [fraction],
         ``rtt_mean_s`` [s] (TCP, in the window), ``payload_bytes``.
     attrs : dict
@@ -243,18 +248,26 @@ def from_raw(plan, raw: dict, attrs: dict) -> SimResult:
 
     summ = []
     for j, f in enumerate(plan.flows):
-        w0 = f.start_s + plan.warmup_s[f.name]
-        g = goodput[(goodput["flow"] == f.name) & (goodput["start_s"] >= w0 - 1e-9)
-                    & (goodput["end_s"] <= f.stop_s + 1e-9)]
-        if len(g):
+        mine = goodput[goodput["flow"] == f.name]
+        warm = plan.warmup_s[f.name]
+        if warm is None:
+            # the window a measurement manifest picks on <flow>-goodput.csv: the same rows, one function
+            win = steady_window(mine["rate_bps"].to_numpy(float), mine["start_s"].to_numpy(float),
+                                mine["end_s"].to_numpy(float))
+            g, how = mine[win.mask], win.how
+        else:
+            w0 = f.start_s + warm
+            g = mine[(mine["start_s"] >= w0 - 1e-9) & (mine["end_s"] <= f.stop_s + 1e-9)]
+            how = "warmup_s"
+        if len(g):   # plan() makes sure of it (labcalc.sim.planning._check_window)
             lo, hi = float(g["start_s"].min()), float(g["end_s"].max())
-            rate = 8 * float(g["bytes"].sum()) / (hi - lo)
+            rate = float(g["rate_bps"].mean()) if warm is None else 8 * float(g["bytes"].sum()) / (hi - lo)
         else:
             lo = hi = rate = math.nan
         r = rtt[(rtt["flow"] == f.name) & (rtt["time_s"] >= lo) & (rtt["time_s"] <= hi)] if len(rtt) else rtt
         sent, lost = float(raw["sent"][j]), float(raw["lost"][j])
         summ.append({"flow": f.name, "transport": f.transport, "goodput_bps": rate, "window_start_s": lo,
-                     "window_end_s": hi, "sent_packets": int(sent), "lost_packets": int(lost),
+                     "window_end_s": hi, "window_from": how, "sent_packets": int(sent), "lost_packets": int(lost),
                      "loss": lost / sent if sent else math.nan,
                      "rtt_mean_s": float(r["rtt_s"].mean()) if len(r) else math.nan,
                      "payload_bytes": f.payload_bytes})
