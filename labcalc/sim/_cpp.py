@@ -27,6 +27,7 @@ struct Store {
   NodeContainer nodes;
   std::vector<Ptr<NetDevice>> devA, devB;      // per link: device at the tail, at the head
   std::vector<Ipv4Address> addrA, addrB;       // their addresses
+  std::vector<uint32_t> ifA, ifB;              // and their interface numbers on their nodes
   std::vector<Ptr<QueueDisc>> qdisc;           // the forward queue disc of every link
   std::vector<uint32_t> watched;               // links whose queue is sampled
   std::vector<Ptr<Application>> apps;          // one sender application per flow
@@ -226,24 +227,37 @@ uint32_t add_link(uint32_t a, uint32_t b, double rate_bps, double delay_s, const
   rev.SetRootQueueDisc("ns3::FifoQueueDisc", "MaxSize",
                        QueueSizeValue(QueueSize(std::to_string(reverse_queue_packets) + "p")));
   rev.Install(d.Get(1));
-  Ipv4AddressHelper addr;
+  // link k gets the /30 10.(k >> 14).(k >> 6 & 0xff).((k & 0x3f) << 2): tail .1, head .2. Assigned
+  // as Ipv4AddressHelper::Assign does (interface, address, metric 1, up), without its address
+  // generator and device lookup, which walk every address and interface so far (quadratic
+  // in the number of flows: 3000 flows took seconds there)
   uint32_t k = S->devA.size();
-  std::string net = "10." + std::to_string((k >> 14) & 0xff) + "." + std::to_string((k >> 6) & 0xff) + "."
-                    + std::to_string((k & 0x3f) << 2);
-  addr.SetBase(Ipv4Address(net.c_str()), Ipv4Mask("255.255.255.252"));
-  Ipv4InterfaceContainer ifc = addr.Assign(d);
+  uint32_t base = (10u << 24) | (((k >> 14) & 0xff) << 16) | (((k >> 6) & 0xff) << 8) | ((k & 0x3f) << 2);
+  uint32_t iface[2];
+  for (int e = 0; e < 2; ++e) {
+    Ptr<NetDevice> dev = d.Get(e);
+    Ptr<Ipv4> ip = dev->GetNode()->GetObject<Ipv4>();
+    iface[e] = ip->AddInterface(dev);
+    ip->AddAddress(iface[e], Ipv4InterfaceAddress(Ipv4Address(base + 1 + e), Ipv4Mask("255.255.255.252")));
+    ip->SetMetric(iface[e], 1);
+    ip->SetUp(iface[e]);
+  }
   S->devA.push_back(d.Get(0));
   S->devB.push_back(d.Get(1));
-  S->addrA.push_back(ifc.GetAddress(0));
-  S->addrB.push_back(ifc.GetAddress(1));
+  S->addrA.push_back(Ipv4Address(base + 1));
+  S->addrB.push_back(Ipv4Address(base + 2));
+  S->ifA.push_back(iface[0]);
+  S->ifB.push_back(iface[1]);
   S->qdisc.push_back(q.Get(0));
   return k;
 }
 
-void add_host_route(uint32_t node, Ipv4Address dest, Ptr<NetDevice> dev) {
-  Ptr<Ipv4> ip = S->nodes.Get(node)->GetObject<Ipv4>();
+// (the interface number is the one add_link recorded: Ipv4::GetInterfaceForDevice walks every
+// interface of the node, thousands on a router that many flows' private links reach)
+void add_host_route(Ptr<Node> node, Ipv4Address dest, uint32_t iface) {
+  Ptr<Ipv4> ip = node->GetObject<Ipv4>();
   Ipv4StaticRoutingHelper h;
-  h.GetStaticRouting(ip)->AddHostRouteTo(dest, ip->GetInterfaceForDevice(dev));
+  h.GetStaticRouting(ip)->AddHostRouteTo(dest, iface);
 }
 
 // Data towards the receiver leaves every tail on the link's forward device; ACKs towards
@@ -252,8 +266,8 @@ void route_flow(const std::vector<uint32_t>& links, uint32_t dst_link, uint32_t 
   Ipv4Address dst = S->addrB[dst_link];
   Ipv4Address src = S->addrA[src_link];
   for (uint32_t l : links) {
-    add_host_route(S->devA[l]->GetNode()->GetId(), dst, S->devA[l]);
-    add_host_route(S->devB[l]->GetNode()->GetId(), src, S->devB[l]);
+    add_host_route(S->devA[l]->GetNode(), dst, S->ifA[l]);
+    add_host_route(S->devB[l]->GetNode(), src, S->ifB[l]);
   }
 }
 

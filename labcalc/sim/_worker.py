@@ -92,7 +92,7 @@ def main() -> int:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 raw = _engine.run(plan)
-                result = from_raw(plan, raw, dict(attrs, wall_s=raw["wall_s"], setup_s=raw["setup_s"]))
+                result = from_raw(plan, raw, dict(attrs, **{k: raw[k] for k in ("wall_s", "setup_s", "cpu_s", "setup_cpu_s")}))
             notes = [(w.category.__name__, str(w.message)) for w in caught]
             answer = ("ok", result, notes)
         except Exception as exc:  # noqa: BLE001 - sent to the parent, which raises it there

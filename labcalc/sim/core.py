@@ -60,8 +60,11 @@ def simulate(scenario, *, variant: str | None = None, duration_s: float = 30.0, 
         receive side of the bottleneck (the used link of least capacity, the first in
         link order on a tie), or on the links named; data packets only.
     max_packets : float, default 5e6
-        Refuse runs estimated to simulate more packets [packets]
-        (:func:`~labcalc.sim.planning.estimate_packets`).
+        Refuse runs estimated to cost more than this many packets [packets]
+        (:func:`~labcalc.sim.planning.estimate_packets`, with the set-up and route look-ups
+        of many flows counted as the packets simulated in the same time:
+        :func:`~labcalc.sim.planning.estimate_seconds`). 5e6 is about two minutes of one
+        core here (:data:`~labcalc.sim.planning.PACKETS_PER_CPU_S`).
     transport : str or mapping flow -> str, optional
         ``"udp"`` or ``"tcp"``, for all flows or by flow; overrides the scenario.
     offered_bps : float or mapping flow -> float, optional
@@ -256,6 +259,7 @@ def simulate(scenario, *, variant: str | None = None, duration_s: float = 30.0, 
         "queue_disc": queue_disc if isinstance(queue_disc, (str, type(None))) else str(queue_disc),
         "ecn": p.ecn,
         "estimated_packets": round(p.estimated_packets),
+        "estimated_s": round(p.estimated_s, 3),
         "flows": {f.name: {"transport": f.transport, "tcp": f.tcp_type if f.transport == "tcp" else None,
                            "payload_bytes": f.payload_bytes, "payload_rate_bps": f.payload_rate_bps or None,
                            "route": list(f.links), "extra_delay_s": f.extra_delay_s, "start_s": f.start_s,

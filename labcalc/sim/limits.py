@@ -130,9 +130,12 @@ def check_plan(plan) -> None:
             f = flow_of_private.get(link.name)
             if not rate <= _MAX_DATARATE_BPS:
                 raise _bad("offered_bps", rate / 10, "ns-3's DataRate holds at most 2**64 - 1 bit/s; offer less")
-            if link.name.endswith(":receiver"):
-                _time(f"flows.{f.name if f else link.name}.rtt_s (its added one-way delay, half of rtt_s minus "
-                      "twice its route's delay)", link.delay_s, "give a shorter rtt_s")
+            d = float(link.delay_s)
+            if link.name.endswith(":receiver") and not (math.isfinite(d) and 0.0 <= d <= MAX_TIME_S):
+                raise ValueError(f"flows.{f.name if f else link.name}.rtt_s: it adds a one-way delay of {d:g} s on the "
+                                 "flow's receiver link (half of rtt_s minus twice its route's delay); ns-3 keeps time "
+                                 f"as a 64-bit count of nanoseconds, and labcalc takes delays up to {MAX_TIME_S:g} s: "
+                                 "give a shorter rtt_s")
             continue
         where = f"link {link.name!r}"
         if not (math.isfinite(rate) and MIN_CAPACITY_BPS <= rate <= MAX_CAPACITY_BPS):

@@ -38,7 +38,9 @@ from labcalc.sim.red import red_attributes
 
 __all__ = ["Plan", "PlanFlow", "PlanLink", "plan", "RedQueue", "tcp_type_id", "TCP_VARIANTS", "QUEUE_DISCS",
            "DEFAULT_QUEUE_PACKETS", "DEFAULT_UDP_PAYLOAD_BYTES", "SEGMENT_BYTES", "TCP_OPTIONS_BYTES",
-           "PPP_HEADER_BYTES", "SimulationTooLong", "p2p_packet_bytes", "p2p_goodput_bps", "estimate_packets"]
+           "PPP_HEADER_BYTES", "SimulationTooLong", "p2p_packet_bytes", "p2p_goodput_bps", "estimate_packets",
+           "estimate_seconds", "PACKETS_PER_CPU_S", "ROUTE_FLOWS", "SETUP_S_PER_FLOW", "SETUP_S_PER_FLOW_PAIR",
+           "MAX_INTERVALS", "MAX_SAMPLES", "MIN_STEADY_INTERVALS"]
 
 #: ns-3's congestion-control classes (ns-3.44, ``src/internet/model``), by the name a student types.
 TCP_VARIANTS = {
@@ -95,8 +97,21 @@ MAX_SAMPLES = 10_000_000
 MIN_STEADY_INTERVALS = 8
 
 
+#: Packets of :func:`estimate_packets` (data, and ACKs counted as half a packet) ns-3 simulates per
+#: second of one core with a few flows, measured here with ``benchmarks/bench_sim.py`` (CPU time:
+#: 25-90 k for UDP, 25-50 k for TCP, with labcalc's compiled C++ part; cling's is up to 2x slower).
+PACKETS_PER_CPU_S = 40_000
+#: Every this many flows make each packet cost one packet more: the static host routes of a
+#: router are searched one by one, two per flow through it (1000 TCP flows: 11x the cost of 10).
+ROUTE_FLOWS = 90
+#: Set-up of one flow before the first packet (nodes, links, routes, sockets, handshake) [s of CPU].
+SETUP_S_PER_FLOW = 5e-4
+#: The part of the set-up that grows with flows x flows [s of CPU per flow pair] (2000 flows: 1.1 s).
+SETUP_S_PER_FLOW_PAIR = 2.75e-7
+
+
 class SimulationTooLong(ValueError):
-    """The run would simulate more packets than allowed (the message gives the estimate)."""
+    """The run would take longer than allowed (the message gives the estimate in packets and time)."""
 
 
 @dataclass(frozen=True)
@@ -157,6 +172,7 @@ class Plan:
     segment_bytes: int
     seed: int
     estimated_packets: float
+    estimated_s: float = math.nan
     udp_arrivals: str = "poisson"
     delayed_ack_count: int = 1
     sack: bool = True
@@ -349,6 +365,11 @@ def _transport(name, value):
     return value.lower()
 
 
+def _duration(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 120 else (f"{seconds / 60:.0f} min" if seconds < 7200
+                                                       else f"{seconds / 3600:.0f} h")
+
+
 def _check_window(name, start_s, stop_s, warmup_s, interval_s, duration_s) -> None:
     """Refuse a flow whose summary would have no window (a NaN goodput), with what to change."""
     n = int(duration_s / interval_s + 1e-9)     # intervals [i, i + 1) x interval_s, i = 0 .. n - 1
@@ -439,6 +460,45 @@ def estimate_packets(flows, links_by_name: Mapping[str, PlanLink]) -> float:
             rate = min(links_by_name[n].capacity_bps / n_tcp[n] for n in f.links)
             total += 1.5 * rate * active / (8 * f.packet_bytes)
     return total
+
+
+def estimate_seconds(estimated_packets: float, n_flows: int) -> float:
+    """Time one core takes to simulate a run, roughly [s] (CPU time; wall time on an idle machine).
+
+    Parameters
+    ----------
+    estimated_packets : float
+        :func:`estimate_packets` of the run [packets].
+    n_flows : int
+        Flows of the run.
+
+    Returns
+    -------
+    float
+        ``packets / PACKETS_PER_CPU_S * (1 + flows / ROUTE_FLOWS) + flows * SETUP_S_PER_FLOW
+        + flows**2 * SETUP_S_PER_FLOW_PAIR`` [s].
+
+    Notes
+    -----
+    Calibrated with ``benchmarks/bench_sim.py`` on this machine (2 cores): the rate holds
+    within a factor of 2 for lab-size runs (UDP cheaper, long-RTT TCP dearer); a busy
+    machine stretches the wall time, not the CPU time. Thousands of flows cost mostly
+    set-up and route look-ups, which the packet count alone does not see.
+
+    References
+    ----------
+    .. [1] ns-3.44, ``src/internet/model/ipv4-static-routing.cc`` (``LookupStatic`` walks
+       the host routes in order).
+
+    Examples
+    --------
+    >>> round(estimate_seconds(40_000, 2), 2)
+    1.02
+    >>> round(estimate_seconds(6_000, 3000), 1)    # 3000 flows, 0.5 s: set-up and routes dominate
+    9.1
+    """
+    return (estimated_packets / PACKETS_PER_CPU_S * (1 + n_flows / ROUTE_FLOWS) + n_flows * SETUP_S_PER_FLOW
+            + n_flows**2 * SETUP_S_PER_FLOW_PAIR)
 
 
 def plan(network: Network, *, scenario_flows: Mapping | None = None, duration_s: float = 30.0, seed: int = 1,
@@ -592,14 +652,18 @@ def plan(network: Network, *, scenario_flows: Mapping | None = None, duration_s:
         flows.append(PlanFlow(k, trans[k], int(payload[k]), rates[k], tuple(flow.route), sender, receiver,
                               starts[k], stops[k], tcps[k], packet, extra))
     estimate = estimate_packets(flows, {link.name: link for link in links})
-    if estimate > max_packets:
+    seconds = estimate_seconds(estimate, len(flows))
+    work = seconds * PACKETS_PER_CPU_S      # packets, with set-up and route look-ups counted as packets
+    if work > max_packets:
+        extra = "" if work <= 1.05 * estimate else f" (and the set-up and routes of {len(flows)} flows)"
         raise SimulationTooLong(
-            f"this run would simulate about {estimate:,.0f} packets, above max_packets = {max_packets:,.0f}; "
-            f"shorten duration_s (now {duration_s:g} s) or pass max_packets={math.ceil(estimate * 1.2):d} "
-            f"to allow it (ns-3 handles about 1-2 million packets per second of wall time here)")
+            f"this run would simulate about {estimate:,.0f} packets{extra}: about {_duration(seconds)} of one core "
+            f"at the ~{PACKETS_PER_CPU_S:,} packets per second measured here, above max_packets = "
+            f"{max_packets:,.0f} (about {_duration(max_packets / PACKETS_PER_CPU_S)}); shorten duration_s (now "
+            f"{duration_s:g} s) or pass max_packets={math.ceil(work * 1.2):d} to allow it")
     result = Plan(n_nodes=n_nodes, links=links, flows=flows, duration_s=duration_s, interval_s=interval_s,
                   queue_interval_s=queue_interval_s, warmup_s=warm, segment_bytes=SEGMENT_BYTES, seed=seed,
-                  estimated_packets=estimate, udp_arrivals=udp_arrivals,
+                  estimated_packets=estimate, estimated_s=seconds, udp_arrivals=udp_arrivals,
                   delayed_ack_count=delayed_ack_count, sack=sack, ts_rtt=ts_rtt, ecn=ecn, name=network.name)
     check_plan(result)     # ns-3's own limits (labcalc.sim.limits), before anything reaches ns-3
     return result

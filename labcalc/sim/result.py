@@ -199,43 +199,46 @@ def _fmt(x) -> str:
 
 
 def from_raw(plan, raw: dict, attrs: dict) -> SimResult:
-    """Turn the engine's arrays into a :class:`SimResult` (see :func:`labcalc.sim.simulate`)."""
-    names = [f.name for f in plan.flows]
+    """Turn the engine's arrays into a :class:`SimResult` (see :func:`labcalc.sim.simulate`).
+
+    Vectorised over flows (no filtering of a whole frame per flow), so that thousands of
+    flows cost what their rows cost.
+    """
+    names = np.array([f.name for f in plan.flows], dtype=object)
     t = raw["gp_t"]
-    cum = raw["gp_bytes"]
-    rows = []
-    for j, f in enumerate(plan.flows):
-        start, end = t[:-1], t[1:]
-        b = np.diff(cum[:, j])
-        active = (end > f.start_s + 1e-12) & (start < f.stop_s - 1e-12)
-        rows.append(pd.DataFrame({"flow": f.name, "start_s": start[active], "end_s": end[active],
-                                  "time_s": end[active], "bytes": b[active],
-                                  "rate_bps": 8 * b[active] / (end[active] - start[active])}))
-    goodput = pd.concat(rows, ignore_index=True)
+    start, end = t[:-1], t[1:]
+    b = np.diff(raw["gp_bytes"], axis=0)                      # intervals x flows
+    f_start = np.array([f.start_s for f in plan.flows], dtype=float)
+    f_stop = np.array([f.stop_s for f in plan.flows], dtype=float)
+    active = (end[None, :] > f_start[:, None] + 1e-12) & (start[None, :] < f_stop[:, None] - 1e-12)
+    fi, ti = np.nonzero(active)                               # flow by flow, in time order
+    gb = b[ti, fi]
+    goodput = pd.DataFrame({"flow": names[fi], "start_s": start[ti], "end_s": end[ti], "time_s": end[ti],
+                            "bytes": gb, "rate_bps": 8 * gb / (end[ti] - start[ti])})
     goodput["bytes"] = goodput["bytes"].astype(np.int64)
 
     fc, tc, _, nc = raw["cwnd"]
     fs, ts, _, nss = raw["ssth"]
-    parts = []
-    for j, f in enumerate(plan.flows):
-        if f.transport != "tcp":
-            continue
-        a = pd.DataFrame({"time_s": tc[fc == j], "cwnd_bytes": nc[fc == j]})
-        s = pd.DataFrame({"time_s": ts[fs == j], "ssthresh_bytes": nss[fs == j]})
-        both = pd.concat([a.assign(_o=0), s.assign(_o=1)]).sort_values(["time_s", "_o"], kind="stable")
-        both[["cwnd_bytes", "ssthresh_bytes"]] = both[["cwnd_bytes", "ssthresh_bytes"]].ffill()
+    if len(fc) or len(fs):
+        both = pd.concat([pd.DataFrame({"_f": fc.astype(np.int64), "time_s": tc, "cwnd_bytes": nc, "_o": 0}),
+                          pd.DataFrame({"_f": fs.astype(np.int64), "time_s": ts, "ssthresh_bytes": nss, "_o": 1})],
+                         ignore_index=True)
+        both = both.sort_values(["_f", "time_s", "_o"], kind="stable")
+        cols = ["cwnd_bytes", "ssthresh_bytes"]
+        both[cols] = both.groupby("_f", sort=False)[cols].ffill()
         both = both.dropna(subset=["cwnd_bytes"])
-        both.insert(0, "flow", f.name)
-        parts.append(both.drop(columns="_o"))
-    cwnd = (pd.concat(parts, ignore_index=True) if parts else
-            pd.DataFrame({"flow": [], "time_s": [], "cwnd_bytes": [], "ssthresh_bytes": []}))
+        cwnd = pd.DataFrame({"flow": names[both["_f"].to_numpy()], "time_s": both["time_s"].to_numpy(),
+                             "cwnd_bytes": both["cwnd_bytes"].to_numpy(), "ssthresh_bytes": both["ssthresh_bytes"].to_numpy()})
+    else:
+        cwnd = pd.DataFrame({"flow": [], "time_s": [], "cwnd_bytes": [], "ssthresh_bytes": []})
     cwnd.loc[cwnd["ssthresh_bytes"] >= 2**31 - 1, "ssthresh_bytes"] = np.nan
     cwnd["cwnd_bytes"] = cwnd["cwnd_bytes"].astype(np.int64)
 
     fr, tr, vr = raw["rtt"]
-    rtt = pd.DataFrame({"flow": np.array(names, dtype=object)[fr.astype(int)] if len(fr) else [],
-                        "time_s": tr, "rtt_s": vr})
+    rtt = pd.DataFrame({"flow": names[fr.astype(int)] if len(fr) else [], "time_s": tr, "rtt_s": vr})
     rtt = rtt.sort_values(["flow", "time_s"], kind="stable").reset_index(drop=True) if len(rtt) else rtt
+    rtt_rows = rtt.groupby("flow", sort=False).indices if len(rtt) else {}
+    rtt_t, rtt_v = rtt["time_s"].to_numpy(float), rtt["rtt_s"].to_numpy(float)
 
     named = [link.name for link in plan.links if not link.private]
     qt = raw["q_t"]
@@ -246,30 +249,38 @@ def from_raw(plan, raw: dict, attrs: dict) -> SimResult:
                           "backlog_bytes": raw["q_bytes"].T.ravel().astype(np.int64),
                           "marks": raw["q_mark"].T.ravel().astype(np.int64)})
 
+    g_start, g_end = goodput["start_s"].to_numpy(float), goodput["end_s"].to_numpy(float)
+    g_rate, g_bytes = goodput["rate_bps"].to_numpy(float), goodput["bytes"].to_numpy(np.int64)
+    offsets = np.r_[0, np.cumsum(active.sum(axis=1))]
     summ = []
     for j, f in enumerate(plan.flows):
-        mine = goodput[goodput["flow"] == f.name]
+        rows = slice(offsets[j], offsets[j + 1])
         warm = plan.warmup_s[f.name]
         if warm is None:
             # the window a measurement manifest picks on <flow>-goodput.csv: the same rows, one function
-            win = steady_window(mine["rate_bps"].to_numpy(float), mine["start_s"].to_numpy(float),
-                                mine["end_s"].to_numpy(float))
-            g, how = mine[win.mask], win.how
+            win = steady_window(g_rate[rows], g_start[rows], g_end[rows])
+            keep, how = win.mask, win.how
         else:
             w0 = f.start_s + warm
-            g = mine[(mine["start_s"] >= w0 - 1e-9) & (mine["end_s"] <= f.stop_s + 1e-9)]
+            keep = (g_start[rows] >= w0 - 1e-9) & (g_end[rows] <= f.stop_s + 1e-9)
             how = "warmup_s"
-        if len(g):   # plan() makes sure of it (labcalc.sim.planning._check_window)
-            lo, hi = float(g["start_s"].min()), float(g["end_s"].max())
-            rate = float(g["rate_bps"].mean()) if warm is None else 8 * float(g["bytes"].sum()) / (hi - lo)
+        if keep.any():   # plan() makes sure of it (labcalc.sim.planning._check_window)
+            lo, hi = float(g_start[rows][keep].min()), float(g_end[rows][keep].max())
+            rate = (float(g_rate[rows][keep].mean()) if warm is None
+                    else 8 * float(g_bytes[rows][keep].sum()) / (hi - lo))
         else:
             lo = hi = rate = math.nan
-        r = rtt[(rtt["flow"] == f.name) & (rtt["time_s"] >= lo) & (rtt["time_s"] <= hi)] if len(rtt) else rtt
+        mean_rtt = math.nan
+        if f.name in rtt_rows:
+            at = rtt_rows[f.name]
+            times = rtt_t[at]
+            a, z = np.searchsorted(times, lo, "left"), np.searchsorted(times, hi, "right")
+            if z > a:
+                mean_rtt = float(rtt_v[at][a:z].mean())
         sent, lost = float(raw["sent"][j]), float(raw["lost"][j])
         summ.append({"flow": f.name, "transport": f.transport, "goodput_bps": rate, "window_start_s": lo,
                      "window_end_s": hi, "window_from": how, "sent_packets": int(sent), "lost_packets": int(lost),
-                     "loss": lost / sent if sent else math.nan,
-                     "rtt_mean_s": float(r["rtt_s"].mean()) if len(r) else math.nan,
+                     "loss": lost / sent if sent else math.nan, "rtt_mean_s": mean_rtt,
                      "payload_bytes": f.payload_bytes})
     summary = pd.DataFrame(summ).set_index("flow")
     for df in (goodput, cwnd, rtt, queue, summary):
