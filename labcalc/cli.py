@@ -13,6 +13,8 @@ Subcommands::
     labcalc export lab5 --format moodle-xml|gift [--assignment A.toml] [--variants N] [--first-seed S]
                   [--lms moodle-en] [-o QUIZ]
     labcalc simulate SCENARIO.toml [--variant V] [--duration S] [--seed N] [--tcp NAME] -o OUT_DIR
+    labcalc sweep SCENARIO.toml --grid NAME=V1,V2,... [--grid ...] [--seeds 1-5] [--workers N]
+                  [--scheduler tcp://HOST:8786] [--cache-dir DIR | --no-cache] [--duration S] -o TABLE.csv
 
 Errors in the input (a bad scenario file, an unknown fairness) print one line naming
 the problem and exit with status 2; they never print a traceback. Output piped into a
@@ -156,11 +158,54 @@ def _build_parser() -> argparse.ArgumentParser:
     p_sim.add_argument("--error-rate", type=float, default=0.0, help="random loss on the bottleneck [fraction]")
     p_sim.add_argument("--max-packets", type=float, default=5e6, help="refuse longer runs (default 5e6 packets)")
     p_sim.add_argument("-o", "--output", required=True, help="folder to write the files into")
+
+    p_sweep = sub.add_parser("sweep", help="run a grid of ns-3 simulations in parallel (cached) and write one table")
+    p_sweep.add_argument("scenario", help="scenario TOML file (see data/scenarios)")
+    p_sweep.add_argument("--grid", action="append", default=[], metavar="NAME=V1,V2,...",
+                         help="a simulate option (or variant) and its values; repeat for more (every combination runs)")
+    p_sweep.add_argument("--seeds", default="1", help="ns-3 seeds: 1,2,3 or 1-5 (default 1)")
+    p_sweep.add_argument("--variant", default=None, help="a [variants.NAME] table for every run")
+    p_sweep.add_argument("--duration", type=float, default=None, help="simulated time of every run in seconds")
+    p_sweep.add_argument("--tcp", default=None, help="TCP congestion control of every run")
+    p_sweep.add_argument("--queue-disc", default=None, help="queue discipline of every link of every run")
+    p_sweep.add_argument("--queue-packets", type=int, default=None, help="queue size of every link [packets]")
+    p_sweep.add_argument("--error-rate", type=float, default=None, help="random loss on the bottleneck [fraction]")
+    p_sweep.add_argument("--max-packets", type=float, default=None, help="refuse longer runs (default 5e6 packets)")
+    p_sweep.add_argument("--workers", type=int, default=None, help="worker processes (default: one per core)")
+    p_sweep.add_argument("--scheduler", default=None,
+                         help="address of a Dask scheduler (tcp://host:8786) to run on instead (labcalc[dask])")
+    p_sweep.add_argument("--cache-dir", default=None, help="where finished runs are kept (default ~/.cache/labcalc)")
+    p_sweep.add_argument("--no-cache", action="store_true", help="simulate every run again and keep nothing")
+    p_sweep.add_argument("-o", "--output", required=True, help="CSV table to write ('-' for standard output)")
     return parser
 
 
 #: The LMS modes (labcalc.grading.moodle.LMS_NAMES, written out: the parser stays light).
 _LMS = ["moodle-en", "moodle-fr", "moodle-de"]
+
+
+def _grid_value(text: str):
+    """A value of --grid: a whole number, a number, true/false, or text (a name)."""
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return {"true": True, "false": False}.get(text.lower(), text)
+
+
+def _parse_seeds(text: str) -> list:
+    seeds = []
+    for part in text.split(","):
+        part = part.strip()
+        lo, sep, hi = part.partition("-")
+        try:
+            seeds.extend(range(int(lo), int(hi) + 1) if sep else [int(part)])
+        except ValueError:
+            raise ValueError(f"--seeds: expected whole numbers such as 1,2,3 or 1-5; got {text!r}") from None
+    if not seeds:
+        raise ValueError(f"--seeds: no seed in {text!r}")
+    return seeds
 
 
 def _seed(text: str) -> int:
@@ -479,6 +524,37 @@ def _simulate(args) -> int:
     return 0
 
 
+def _sweep(args) -> int:
+    from labcalc import sim
+
+    grid = {}
+    for item in args.grid:
+        name, sep, values = item.partition("=")
+        name = name.strip().replace("-", "_")
+        if not sep or not values.strip():
+            raise ValueError(f"--grid: expected NAME=V1,V2,...; got {item!r}")
+        grid[name] = [_grid_value(v.strip()) for v in values.split(",") if v.strip()]
+    options = {k: v for k, v in (("variant", args.variant), ("duration_s", args.duration), ("tcp", args.tcp),
+                                 ("queue_disc", args.queue_disc), ("queue_packets", args.queue_packets),
+                                 ("error_rate", args.error_rate), ("max_packets", args.max_packets)) if v is not None}
+    try:
+        table = sim.sweep(args.scenario, grid, seeds=_parse_seeds(args.seeds), workers=args.workers,
+                          scheduler=args.scheduler, cache_dir=args.cache_dir, cache=not args.no_cache, **options)
+    except (sim.SimulationUnavailable, ImportError) as exc:
+        print(f"labcalc: {exc}", file=sys.stderr)
+        return 2
+    if args.output == "-":
+        table.to_csv(sys.stdout, index=False)
+    else:
+        table.to_csv(args.output, index=False)
+    a = table.attrs
+    where = "" if args.output == "-" else f"; wrote {args.output}"
+    failed = f", {a['failed']} failed (see the error column)" if a["failed"] else ""
+    print(f"{a['runs']} runs: {a['simulated']} simulated on {a['workers']} worker(s), {a['from_cache']} from the "
+          f"cache{failed}, {a['wall_s']:.1f} s{where}", file=sys.stderr if args.output == "-" else sys.stdout)
+    return 0
+
+
 def main(argv=None) -> int:
     """Run the command line; returns the exit status (0 ok, 2 bad input).
 
@@ -502,7 +578,7 @@ def main(argv=None) -> int:
     parser = _build_parser()
     args = parser.parse_args(argv)
     handlers = {"answers": _answers, "solve": _solve, "convert": _convert, "measurements": _measurements, "grade": _grade,
-                "export": _export, "simulate": _simulate}
+                "export": _export, "simulate": _simulate, "sweep": _sweep}
     try:
         code = handlers[args.command](args)
         sys.stdout.flush()

@@ -36,7 +36,11 @@ import importlib
 
 _LAZY = {
     "simulate": "core",
+    "prepare": "core",
     "ACCOUNTING": "core",
+    "sweep": "sweep",
+    "load_run": "sweep",
+    "expand_grid": "sweep",
     "SimResult": "result",
     "file_stem": "result",
     "plan": "planning",
@@ -45,6 +49,7 @@ _LAZY = {
     "p2p_goodput_bps": "planning",
     "p2p_packet_bytes": "planning",
     "estimate_packets": "planning",
+    "estimate_seconds": "planning",
     "SimulationTooLong": "planning",
     "TCP_VARIANTS": "planning",
     "QUEUE_DISCS": "planning",
@@ -53,7 +58,10 @@ _LAZY = {
     "PPP_HEADER_BYTES": "planning",
     "SimulationUnavailable": "_engine",
     "ns3_version": "_engine",
-    "import_seconds": "_engine",
+    "import_seconds": "runner",
+    "SimulationAborted": "runner",
+    "SimulationTimeout": "runner",
+    "shutdown": "runner",
 }
 
 __all__ = sorted(_LAZY) + ["available"]

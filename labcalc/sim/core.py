@@ -8,7 +8,7 @@ from pathlib import Path
 from labcalc.network import Network
 from labcalc.sim.planning import DEFAULT_QUEUE_PACKETS, PPP_HEADER_BYTES, SEGMENT_BYTES, plan
 
-__all__ = ["simulate", "ACCOUNTING"]
+__all__ = ["simulate", "prepare", "ACCOUNTING"]
 
 #: What the simulated links count, in words (also in ``SimResult.attrs["accounting"]``).
 ACCOUNTING = (f"ns-3 point-to-point: each packet takes IP packet + {PPP_HEADER_BYTES}-byte PPP header of link "
@@ -217,6 +217,47 @@ def simulate(scenario, *, variant: str | None = None, duration_s: float = 30.0, 
     """
     from labcalc.sim import _engine, runner
 
+    plan_, attrs = prepare(scenario, variant=variant, duration_s=duration_s, seed=seed, tcp=tcp,
+                           queue_packets=queue_packets, error_rate=error_rate, max_packets=max_packets,
+                           transport=transport, offered_bps=offered_bps, payload_bytes=payload_bytes,
+                           queue_disc=queue_disc, start_s=start_s, stop_s=stop_s, interval_s=interval_s,
+                           warmup_s=warmup_s, udp_arrivals=udp_arrivals, delayed_ack_count=delayed_ack_count,
+                           sack=sack, ts_rtt=ts_rtt, ecn=ecn)
+    _engine.check_available()
+    return runner.default_worker().run(plan_, attrs, timeout_s=timeout_s)
+
+
+def prepare(scenario, *, variant: str | None = None, duration_s: float = 30.0, seed: int = 1, tcp="NewReno",
+            queue_packets=None, error_rate=0.0, max_packets: float = 5_000_000, transport=None, offered_bps=None,
+            payload_bytes=None, queue_disc=None, start_s=None, stop_s=None, interval_s=None, warmup_s=None,
+            udp_arrivals: str = "poisson", delayed_ack_count: int = 1, sack: bool = True, ts_rtt: bool = True,
+            ecn: bool = False):
+    """The checked plan of a :func:`simulate` call and its result's ``attrs``, without running it.
+
+    Parameters
+    ----------
+    scenario, variant, duration_s, seed, tcp, queue_packets, error_rate, max_packets, transport, offered_bps, payload_bytes, queue_disc, start_s, stop_s, interval_s, warmup_s, udp_arrivals, delayed_ack_count, sack, ts_rtt, ecn
+        As in :func:`simulate`.
+
+    Returns
+    -------
+    (Plan, dict)
+        What :meth:`labcalc.sim.runner.Worker.run` takes.
+
+    Raises
+    ------
+    ValueError
+        As :func:`simulate`, before anything reaches ns-3.
+
+    Examples
+    --------
+    >>> from labcalc.network import Network
+    >>> plan, attrs = prepare(Network({"l": 5e6}, {"a": ["l"]}), duration_s=2.0)
+    >>> plan.flows[0].transport, attrs["duration_s"]
+    ('tcp', 2.0)
+    """
+    from labcalc.sim import _engine
+
     source = None
     tables = None
     queues = None
@@ -239,11 +280,9 @@ def simulate(scenario, *, variant: str | None = None, duration_s: float = 30.0, 
              queue_disc=queue_disc, error_rate=error_rate, start_s=start_s, stop_s=stop_s, interval_s=interval_s,
              warmup_s=warmup_s, udp_arrivals=udp_arrivals, delayed_ack_count=delayed_ack_count, sack=sack,
              ts_rtt=ts_rtt, ecn=ecn, max_packets=max_packets, scenario_queues=queues)
-    _engine.check_available()
-    worker = runner.default_worker()     # starts loading ns-3 (if not yet) while the attributes are assembled
     attrs = {
         "ns3_version": _engine.ns3_version(),
-        "seed": seed,
+        "seed": p.seed,
         "duration_s": p.duration_s,
         "interval_s": p.interval_s,
         "scenario": source or network.name,
@@ -270,4 +309,4 @@ def simulate(scenario, *, variant: str | None = None, duration_s: float = 30.0, 
                               **({"red": link.red_attributes} if link.red is not None else {})}
                   for link in p.links if not link.private},
     }
-    return worker.run(p, attrs, timeout_s=timeout_s)
+    return p, attrs

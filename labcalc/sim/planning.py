@@ -650,7 +650,7 @@ def plan(network: Network, *, scenario_flows: Mapping | None = None, duration_s:
                               QUEUE_DISCS["droptail"], private=True))
         packet = p2p_packet_bytes(payload[k], trans[k])
         flows.append(PlanFlow(k, trans[k], int(payload[k]), rates[k], tuple(flow.route), sender, receiver,
-                              starts[k], stops[k], tcps[k], packet, extra))
+                              starts[k], stops[k], tcps[k] if trans[k] == "tcp" else "", packet, extra))
     estimate = estimate_packets(flows, {link.name: link for link in links})
     seconds = estimate_seconds(estimate, len(flows))
     work = seconds * PACKETS_PER_CPU_S      # packets, with set-up and route look-ups counted as packets

@@ -312,6 +312,16 @@ class Worker:
                               else UserWarning, stacklevel=2)
             return result
 
+    def interrupt(self) -> bool:
+        """End the run going on in another thread, if any, by ending the process; True if there was one."""
+        if self._lock.acquire(blocking=False):
+            self._lock.release()
+            return False
+        proc = self._proc
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+        return True
+
     def close(self) -> None:
         """End the worker process (it is started again by the next run)."""
         if not self._lock.acquire(timeout=1.0):   # a run is going on in another thread: end it
