@@ -61,6 +61,9 @@ MODULES = [
     "labcalc.viz.topology",
     "labcalc.viz.answers",
     "labcalc.cli",
+    "labcalc.sim.runner",
+    "labcalc.sim.sweep",
+    "labcalc.sim.limits",
 ]
 
 _UNDERLINE = re.compile(r"^\s*-{3,}\s*$")

@@ -2,14 +2,14 @@
 
 The ns-3 tests need the extra ``labcalc[sim]``. They are skipped when ns-3 is missing on
 a developer's machine, and FAIL when ``CI`` is set (CI installs the extra: a missing
-ns-3 there is a broken install, not a reason to skip). ns-3 is imported once per pytest
-run (the ``ns3`` session fixture); every run after that takes well under a few seconds.
+ns-3 there is a broken install, not a reason to skip). ns-3 is loaded once per pytest run,
+in the warm worker process that every test shares (the ``ns3`` session fixture of
+``conftest.py``); every run after that takes well under a few seconds.
 """
 
 from __future__ import annotations
 
 import math
-import os
 import subprocess
 import sys
 
@@ -155,20 +155,6 @@ def test_cli_bad_input_exits_2(tmp_path, capsys):
 
 
 # --- with ns-3 ---------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="session")
-def ns3():
-    """The warm ns-3 worker process, started once per test session."""
-    if not sim.available():
-        if os.environ.get("CI"):
-            pytest.fail("ns-3 is not installed but CI is set: `make test` installs labcalc[all], which includes "
-                        "the sim extra (pip install 'labcalc[sim]')")
-        pytest.skip("ns-3 is not installed (pip install 'labcalc[sim]')")
-    from labcalc.sim import runner
-
-    runner.default_worker().ready()   # ns-3 loads once, in the warm worker every test below uses
-    return runner
 
 
 def test_one_udp_flow_gets_the_max_goodput_of_the_p2p_accounting(ns3):

@@ -80,7 +80,8 @@ def main() -> int:
     for name in ("SIGABRT", "SIGSEGV", "SIGFPE", "SIGBUS", "SIGILL"):
         signal.signal(getattr(signal, name), signal.SIG_DFL)
     _send(out, ("ready", {"import_s": _engine.import_seconds(), "ns3_version": _engine.ns3_version(),
-                          "pid": os.getpid()}))
+                          "engine": _engine.engine(), "pid": os.getpid()}))
+    engine = _engine.engine().split(" ")[0]     # "compiled" or "cling"
     from labcalc.sim.result import from_raw
 
     while True:
@@ -92,7 +93,8 @@ def main() -> int:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 raw = _engine.run(plan)
-                result = from_raw(plan, raw, dict(attrs, **{k: raw[k] for k in ("wall_s", "setup_s", "cpu_s", "setup_cpu_s")}))
+                result = from_raw(plan, raw, dict(attrs, engine=engine,
+                                                  **{k: raw[k] for k in ("wall_s", "setup_s", "cpu_s", "setup_cpu_s")}))
             notes = [(w.category.__name__, str(w.message)) for w in caught]
             answer = ("ok", result, notes)
         except Exception as exc:  # noqa: BLE001 - sent to the parent, which raises it there

@@ -653,6 +653,11 @@ def plan(network: Network, *, scenario_flows: Mapping | None = None, duration_s:
                               starts[k], stops[k], tcps[k] if trans[k] == "tcp" else "", packet, extra))
     estimate = estimate_packets(flows, {link.name: link for link in links})
     seconds = estimate_seconds(estimate, len(flows))
+    result = Plan(n_nodes=n_nodes, links=links, flows=flows, duration_s=duration_s, interval_s=interval_s,
+                  queue_interval_s=queue_interval_s, warmup_s=warm, segment_bytes=SEGMENT_BYTES, seed=seed,
+                  estimated_packets=estimate, estimated_s=seconds, udp_arrivals=udp_arrivals,
+                  delayed_ack_count=delayed_ack_count, sack=sack, ts_rtt=ts_rtt, ecn=ecn, name=network.name)
+    check_plan(result)     # ns-3's own limits (labcalc.sim.limits), before anything reaches ns-3
     work = seconds * PACKETS_PER_CPU_S      # packets, with set-up and route look-ups counted as packets
     if work > max_packets:
         extra = "" if work <= 1.05 * estimate else f" (and the set-up and routes of {len(flows)} flows)"
@@ -661,9 +666,4 @@ def plan(network: Network, *, scenario_flows: Mapping | None = None, duration_s:
             f"at the ~{PACKETS_PER_CPU_S:,} packets per second measured here, above max_packets = "
             f"{max_packets:,.0f} (about {_duration(max_packets / PACKETS_PER_CPU_S)}); shorten duration_s (now "
             f"{duration_s:g} s) or pass max_packets={math.ceil(work * 1.2):d} to allow it")
-    result = Plan(n_nodes=n_nodes, links=links, flows=flows, duration_s=duration_s, interval_s=interval_s,
-                  queue_interval_s=queue_interval_s, warmup_s=warm, segment_bytes=SEGMENT_BYTES, seed=seed,
-                  estimated_packets=estimate, estimated_s=seconds, udp_arrivals=udp_arrivals,
-                  delayed_ack_count=delayed_ack_count, sack=sack, ts_rtt=ts_rtt, ecn=ecn, name=network.name)
-    check_plan(result)     # ns-3's own limits (labcalc.sim.limits), before anything reaches ns-3
     return result

@@ -106,8 +106,8 @@ class Worker:
     Attributes
     ----------
     info : dict or None
-        Once loaded: ``import_s`` (loading ns-3 and compiling labcalc's C++ part [s]),
-        ``ns3_version``, ``pid``.
+        Once loaded: ``import_s`` (loading ns-3 and labcalc's C++ part [s]), ``ns3_version``,
+        ``engine`` (``"compiled (<library>)"`` or ``"cling ..."``, see :mod:`labcalc.sim._engine`), ``pid``.
     runs : int
         Runs done by the current process.
     starts : int
@@ -380,7 +380,17 @@ def workers(n: int = 1) -> list:
 
 
 def default_worker() -> Worker:
-    """The warm worker of this process (started if needed), which :func:`labcalc.sim.simulate` uses."""
+    """The warm worker of this process (started if needed), which :func:`labcalc.sim.simulate` uses.
+
+    Returns
+    -------
+    Worker
+
+    Examples
+    --------
+    >>> default_worker().ready()["ns3_version"]  # doctest: +SKIP
+    '3.44.post0'
+    """
     return workers(1)[0]
 
 
@@ -391,19 +401,39 @@ def start(n: int = 1) -> None:
     ----------
     n : int, default 1
         Workers to start [processes].
+
+    Examples
+    --------
+    >>> start()  # doctest: +SKIP
     """
     workers(n)
 
 
 def import_seconds() -> float | None:
-    """Wall time the default worker took to load ns-3 [s]; None before it is loaded."""
+    """Wall time the default worker took to load ns-3 [s]; None before it is loaded.
+
+    Returns
+    -------
+    float or None
+
+    Examples
+    --------
+    >>> t = import_seconds()
+    >>> t is None or t >= 0
+    True
+    """
     with _POOL_LOCK:
         first = _POOL[0] if _POOL else None
     return None if first is None or first.info is None else first.info["import_s"]
 
 
 def shutdown() -> None:
-    """End every worker process of this process (the next run starts one again)."""
+    """End every worker process of this process (the next run starts one again).
+
+    Examples
+    --------
+    >>> shutdown()
+    """
     with _POOL_LOCK:
         started = list(_ALL)
         _ALL.clear()

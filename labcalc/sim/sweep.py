@@ -93,10 +93,15 @@ def expand_grid(grid=None, seeds=(1,)) -> list:
 
 def _fingerprint() -> str:
     """labcalc's version and the sources of its ns-3 code: a change in them is a new key."""
-    import labcalc
+    from importlib.metadata import PackageNotFoundError, version
+
     from labcalc.sim._engine import ns3_version
 
-    h = hashlib.sha256(f"labcalc {labcalc.__version__} ns3 {ns3_version()} cache {CACHE_FORMAT}".encode())
+    try:
+        mine = version("labcalc")
+    except PackageNotFoundError:
+        mine = "unknown"
+    h = hashlib.sha256(f"labcalc {mine} ns3 {ns3_version()} cache {CACHE_FORMAT}".encode())
     here = Path(__file__).resolve().parent
     for name in _RESULT_FILES:
         h.update((here / name).read_bytes())

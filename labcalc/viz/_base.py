@@ -193,6 +193,12 @@ class Explorer(W.VBox):
     figsize : (float, float)
     title : str, optional
         Shown above the controls.
+    busy : str or callable(settings) -> str, optional
+        Shown in the readout while ``compute`` runs, with every control disabled (for a
+        computation that takes seconds, such as a simulation); None: nothing changes.
+    adjust : callable(controls, settings), optional
+        Called before each refresh to adapt the controls to the settings (e.g. disable a
+        control that the current choice makes meaningless).
 
     Attributes
     ----------
@@ -223,8 +229,10 @@ class Explorer(W.VBox):
     #: Resolution of the PNG the widget shows [dots per inch].
     dpi = DPI
 
-    def __init__(self, controls, compute, readout, draw=None, figsize=FIGSIZE, title=None):
+    def __init__(self, controls, compute, readout, draw=None, figsize=FIGSIZE, title=None, busy=None, adjust=None):
         self.controls = dict(controls)
+        self._busy = busy
+        self._adjust = adjust
         self._compute = compute
         self._readout_fn = readout
         self._draw = draw
@@ -265,9 +273,25 @@ class Explorer(W.VBox):
         start = time.perf_counter()
         start_cpu = time.process_time()
         settings = self.settings()
+        if self._adjust is not None:
+            self._adjust(self.controls, settings)
+        enabled = {}
+        if self._busy is not None:
+            # shown at once (a widget's change reaches the browser while the kernel still works)
+            enabled = {name: w for name, w in self.controls.items() if not getattr(w, "disabled", True)}
+            for w in enabled.values():
+                w.disabled = True
+            note = self._busy(settings) if callable(self._busy) else self._busy
+            self.readout.value = f'<pre class="labcalc-readout labcalc-busy">{html.escape(note)}</pre>'
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                values = self._compute(**settings)
+        finally:
+            for w in enabled.values():
+                w.disabled = False
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            values = self._compute(**settings)
             text = self._readout_fn(values)
             self.values, self.text = values, text
             self.readout.value = f'<pre class="labcalc-readout">{html.escape(text)}</pre>'

@@ -23,15 +23,11 @@ Examples
 
 from __future__ import annotations
 
-import contextlib
 import math
-import os
-import sys
-import tempfile
 
 from labcalc.viz._base import Explorer, PALETTE, choice, readout_lines, slider
 
-__all__ = ["LAB5_RUNS", "run_of", "summary_rows", "INSTALL_HINT",
+__all__ = ["LAB5_RUNS", "run_of", "summary_rows", "INSTALL_HINT", "HANDOUT_TCP", "TCP_CHOICES",
            "simulate_values", "simulate_readout", "simulate_explorer"]
 
 #: How to get ns-3 into the Python of a notebook's kernel.
@@ -68,6 +64,13 @@ LAB5_RUNS = (
          scenario="two bottlenecks", flows={"1to3": "1to3", "1to2": "1to2", "2to3": "2to3"}, duration_s=200.0,
          warmup_s=50.0, title="part 5: three TCP connections, two 5 Mbit/s bottlenecks"),
 )
+
+
+#: The explorer's TCP choice that means "the congestion control the handout measured this run with".
+HANDOUT_TCP = "handout"
+#: The explorer's TCP choices: the handout's (per run), then ns-3 variants to try instead.
+TCP_CHOICES = ((HANDOUT_TCP + "'s (per run)", HANDOUT_TCP), ("Cubic", "Cubic"), ("NewReno", "NewReno"),
+               ("LinuxReno", "LinuxReno"), ("Vegas", "Vegas"), ("Bbr", "Bbr"))
 
 
 def run_of(key: str) -> dict:
@@ -156,30 +159,6 @@ def summary_rows(summary, run: dict, note: str = "") -> list:
     return rows
 
 
-@contextlib.contextmanager
-def _without_cling_noise():
-    """Hold back the "Failed to materialize symbols" lines that cling (the C++ interpreter of
-    ns-3's Python bindings) writes to the process's stderr at some calls: they are noise and
-    would show in red under a notebook cell. Every other line of stderr is passed on."""
-    try:
-        saved = os.dup(2)
-    except OSError:          # no file descriptor 2: nothing to filter
-        yield
-        return
-    with tempfile.TemporaryFile() as tmp:
-        os.dup2(tmp.fileno(), 2)
-        try:
-            yield
-        finally:
-            os.dup2(saved, 2)
-            os.close(saved)
-            tmp.seek(0)
-            kept = [line for line in tmp.read().decode("utf-8", "replace").splitlines()
-                    if line.strip() and "Failed to materialize symbols" not in line]
-            if kept:
-                sys.stderr.write("\n".join(kept) + "\n")
-
-
 def simulate_values(run="B1", tcp=None, queue_packets=100, duration_s=5.0, seed=1, theory=None, measured=None,
                     queue="red"):
     """Run one of :data:`LAB5_RUNS` in ns-3 for a few seconds; goodput per flow of the handout.
@@ -190,13 +169,16 @@ def simulate_values(run="B1", tcp=None, queue_packets=100, duration_s=5.0, seed=
         A key of :data:`LAB5_RUNS`.
     tcp : str, optional
         Congestion control of the TCP flows (any of :data:`labcalc.sim.TCP_VARIANTS`);
-        default: the run's.
+        default (None or :data:`HANDOUT_TCP`): the run's, the one the handout measured
+        with (LinuxReno for "D2 Reno", CUBIC for the others).
     queue_packets : int, default 100
-        Size of the drop-tail queues [packets] (1000 is Linux's default queue length).
+        Size of the drop-tail queues [packets] with ``queue = "droptail"`` (1000 is Linux's
+        default queue length).
     queue : {"red", "droptail"}, default "red"
-        ``"red"``: every link queues as its scenario says (Mininet's RED on the routers'
-        shaped interfaces, as in the handout; the other links drop-tail of
-        ``queue_packets``); ``"droptail"``: every link drop-tail of ``queue_packets``.
+        ``"red"``: every link queues as its scenario says, as the table's "ns-3 RED" column
+        (Mininet's RED on the routers' shaped interfaces, as in the handout; the hosts'
+        own interfaces drop-tail of 1000 packets; ``queue_packets`` does not apply);
+        ``"droptail"``: every link drop-tail of ``queue_packets``.
     duration_s : float, default 5
         Simulated time [s]; the first 20 % are left out of the averages.
     seed : int, default 1
@@ -210,9 +192,10 @@ def simulate_values(run="B1", tcp=None, queue_packets=100, duration_s=5.0, seed=
         ``run`` (the entry of :data:`LAB5_RUNS`), ``flows`` (the handout's flow names),
         ``goodput_bps`` (dict flow -> ns-3's goodput, empty without ns-3), ``loss``
         (UDP flows) [fraction], ``rtt_s`` (TCP flows) [s], ``theory_bps``,
-        ``measured_bps`` (dicts flow -> float), ``settings``, ``error`` (None, or what
-        went wrong: ns-3 missing, an option ns-3 lacks, a run that would take too long),
-        ``wall_s`` [s].
+        ``measured_bps`` (dicts flow -> float), ``settings`` (``tcp`` is the variant that
+        ran, ``tcp_from`` says whether it is the handout's), ``error`` (None, or what went
+        wrong: ns-3 missing, an option ns-3 lacks, a run that would take too long, a run
+        ns-3 stopped), ``wall_s`` [s].
 
     Examples
     --------
@@ -222,11 +205,12 @@ def simulate_values(run="B1", tcp=None, queue_packets=100, duration_s=5.0, seed=
     """
     spec = run_of(run)
     flows = list(dict.fromkeys(spec["flows"].values()))
-    tcp = tcp or spec["tcp"]
+    own = tcp in (None, HANDOUT_TCP)
+    tcp = spec["tcp"] if own else tcp
     out = dict(run=spec, flows=flows, goodput_bps={}, loss={}, rtt_s={},
                theory_bps=dict((theory or {}).get(run, {})), measured_bps=dict((measured or {}).get(run, {})),
-               settings=dict(tcp=tcp, queue=queue, queue_packets=int(queue_packets), duration_s=float(duration_s),
-                             seed=int(seed)),
+               settings=dict(tcp=tcp, tcp_from="handout" if own else "chosen", queue=queue,
+                             queue_packets=int(queue_packets), duration_s=float(duration_s), seed=int(seed)),
                error=None, wall_s=float("nan"))
     from labcalc import sim
     from labcalc.data import scenario_path
@@ -234,15 +218,17 @@ def simulate_values(run="B1", tcp=None, queue_packets=100, duration_s=5.0, seed=
     if not sim.available():
         out["error"] = INSTALL_HINT
         return out
+    # RED: the scenario's own queues, as the table's "ns-3 RED" column; drop-tail: every link queue_packets.
+    # The run happens in ns-3's worker process (labcalc.sim.runner): whatever ns-3 aborts on ends
+    # that process, not the kernel, and its standard error (cling's notes) never reaches the notebook.
+    queues = {} if queue == "red" else dict(queue_disc="droptail", queue_packets=int(queue_packets))
     try:
-        with _without_cling_noise():
-            res = sim.simulate(scenario_path(spec["file"]), variant=spec["variant"], tcp=tcp,
-                               queue_packets=int(queue_packets), duration_s=float(duration_s), seed=int(seed),
-                               queue_disc=None if queue == "red" else "droptail", max_packets=2_000_000)
+        res = sim.simulate(scenario_path(spec["file"]), variant=spec["variant"], tcp=tcp,
+                           duration_s=float(duration_s), seed=int(seed), max_packets=2_000_000, **queues)
     except sim.SimulationUnavailable as exc:
         out["error"] = f"{INSTALL_HINT} ({exc})"
         return out
-    except ValueError as exc:   # an option ns-3 lacks, or a run too long (SimulationTooLong)
+    except ValueError as exc:   # an option ns-3 lacks, a run too long (SimulationTooLong), a run ns-3 stopped
         out["error"] = str(exc)
         return out
     s = res.summary
@@ -293,7 +279,8 @@ def simulate_readout(values) -> str:
     else:
         queues = ("RED at the routers" if st.get("queue", "red") == "red"
                   else f"drop-tail queues of {st['queue_packets']} packets")
-        lines.append(f"ns-3: {st['duration_s']:g} s simulated, {st['tcp']}, {queues}, seed {st['seed']}")
+        tcp = st["tcp"] + (" (the handout's)" if st.get("tcp_from") == "handout" else "")
+        lines.append(f"ns-3: {st['duration_s']:g} s simulated, {tcp}, {queues}, seed {st['seed']}")
     rows = [("flow", f"{'theory':>6}    {'ns-3':>4}  {'measured':>8}  [kbit/s]")]
     for flow in values["flows"]:
         extra = ""
@@ -334,7 +321,8 @@ def simulate_explorer(run="B1", tcp=None, queue_packets=100, duration_s=5.0, the
     run : str, default "B1"
         Initial run (a key of :data:`LAB5_RUNS`).
     tcp : str, optional
-        Initial congestion control; default: the run's.
+        Initial congestion control: :data:`HANDOUT_TCP` (the default: each run's own, the
+        one the handout measured with) or a variant of :data:`TCP_CHOICES`.
     queue_packets : int, default 100
         Initial size of the drop-tail queues [packets].
     queue : {"red", "droptail"}, default "red"
@@ -347,20 +335,24 @@ def simulate_explorer(run="B1", tcp=None, queue_packets=100, duration_s=5.0, the
     Returns
     -------
     Explorer
-        Controls ``run``, ``tcp``, ``queue``, ``queue_packets``, ``duration_s``; its ``values`` hold
-        the result of :func:`simulate_values`.
+        Controls ``run``, ``tcp``, ``queue``, ``queue_packets`` (disabled while the queues
+        are RED), ``duration_s``; its ``values`` hold the result of :func:`simulate_values`.
+        While ns-3 runs, the readout says so and the controls are disabled.
 
     Examples
     --------
     >>> ex = simulate_explorer(duration_s=2.0)  # doctest: +SKIP
     >>> ex.set(queue_packets=50)  # doctest: +SKIP
     """
-    spec = run_of(run)
-    variants = ["Cubic", "NewReno", "LinuxReno", "Vegas", "Bbr"]
+    run_of(run)
+    chosen = tcp or HANDOUT_TCP
+    if chosen not in [v for _, v in TCP_CHOICES]:
+        raise ValueError(f"tcp must be one of {', '.join(repr(v) for _, v in TCP_CHOICES)}; got {tcp!r}")
     controls = {
-        "run": choice([r["key"] for r in LAB5_RUNS], spec["key"], "run"),
-        "tcp": choice(variants, tcp or spec["tcp"], "TCP (ns-3)"),
-        "queue": choice(["red", "droptail"], queue, "queues"),
+        "run": choice([r["key"] for r in LAB5_RUNS], run, "run"),
+        "tcp": choice(list(TCP_CHOICES), chosen, "TCP (ns-3)"),
+        "queue": choice([("RED at the routers (as the handout)", "red"), ("drop-tail everywhere", "droptail")],
+                        queue, "queues"),
         "queue_packets": slider("int", queue_packets, 10, 1000, 10, "drop-tail [packets]"),
         "duration_s": slider("float", duration_s, 2.0, 20.0, 1.0, "simulated time [s]", ".0f"),
     }
@@ -369,4 +361,20 @@ def simulate_explorer(run="B1", tcp=None, queue_packets=100, duration_s=5.0, the
         return simulate_values(run, tcp, queue_packets, duration_s, theory=theory, measured=measured, queue=queue)
 
     return Explorer(controls, compute, simulate_readout, _draw_simulate,
-                    title="Lab 5 in ns-3: re-run a few simulated seconds")
+                    title="Lab 5 in ns-3: re-run a few simulated seconds", busy=_busy_text, adjust=_adjust_controls)
+
+
+def _adjust_controls(controls, settings):
+    """The drop-tail size applies to drop-tail queues only: greyed out while the queues are RED."""
+    controls["queue_packets"].disabled = settings["queue"] == "red"
+
+
+def _busy_text(settings) -> str:
+    from labcalc.sim import runner
+
+    spec = run_of(settings["run"])
+    tcp = spec["tcp"] if settings["tcp"] == HANDOUT_TCP else settings["tcp"]
+    first = ("" if runner.import_seconds() is not None
+             else " The first run of a notebook also starts ns-3's worker process (a few seconds).")
+    return (f"ns-3 is running: {spec['key']}, {tcp}, {settings['duration_s']:g} s simulated ...{first}\n"
+            "The controls are back when it is done.")
