@@ -62,7 +62,7 @@ MODULES = [
     "labcalc.viz.answers",
     "labcalc.cli",
     "labcalc.sim.runner",
-    "labcalc.sim.sweep",
+    "labcalc.sim.grid",
     "labcalc.sim.limits",
 ]
 

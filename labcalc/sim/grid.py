@@ -1,4 +1,4 @@
-"""``sweep``: a grid of simulations, run in parallel worker processes, each result cached on disk.
+"""``sweep`` (``labcalc.sim.sweep``): a grid of simulations, run in parallel worker processes, each result cached on disk.
 
 :func:`sweep` runs one scenario for every combination of the values in ``grid`` (any
 keyword of :func:`labcalc.sim.simulate`, and ``variant``) and every seed, and returns one
