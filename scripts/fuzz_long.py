@@ -25,6 +25,9 @@ layouts, with random headers, widths, delimiters and cells).
 Manifest: hostile manifests (names with NUL or newlines, 5,000-character names, symlink
 loops, files outside the folder, the same file twice, huge windows, losses combined) and
 any file content under every format (tests/test_fuzz_manifest.py).
+Sim (needs ns-3): ``labcalc.sim.simulate`` with values around and beyond ns-3's limits,
+through the worker process: a ValueError or a finished run, never an abort or a hang
+(``--only sim -n 3000`` takes a minute or two: the valid examples run short simulations).
 """
 
 from __future__ import annotations
@@ -94,10 +97,39 @@ def fuzz_inputs(n: int, modules=("tests.test_fuzz_inputs", "tests.test_fuzz_unit
     return failures
 
 
+def fuzz_sim(n: int) -> int:
+    """The ns-3 front end through the worker process (tests/test_fuzz_sim.py): needs ns-3."""
+    from hypothesis import HealthCheck, settings
+
+    import tests.test_fuzz_sim as t
+    from labcalc import sim
+    from labcalc.sim import runner
+
+    if not sim.available():
+        print("skip sim: ns-3 is not installed (pip install 'labcalc[sim]')")
+        return 0
+    runner.default_worker().ready()
+    test = t.test_simulate_refuses_or_runs_never_aborts
+    test._hypothesis_internal_use_settings = settings(
+        test._hypothesis_internal_use_settings, max_examples=n, derandomize=False, database=None,
+        suppress_health_check=list(HealthCheck))
+    t0 = time.time()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        try:
+            test(ns3=runner)
+        except Exception as exc:  # noqa: BLE001 - hypothesis reports the falsifying example
+            print(f"FAIL sim: {type(exc).__name__}: {str(exc)[:2000]}")
+            return 1
+    print(f"ok   sim: simulate through the worker ({n} examples: {t.RUNS['runs']} ran, {t.RUNS['refused']} "
+          f"refused; {time.time() - t0:.0f} s, {runner.default_worker().starts} worker start(s))")
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-n", type=int, default=5000, help="examples per target (default 5000)")
-    parser.add_argument("--only", choices=["readers", "inputs", "manifest"], help="one of the three suites")
+    parser.add_argument("--only", choices=["readers", "inputs", "manifest", "sim"], help="one of the four suites")
     args = parser.parse_args(argv)
     failures = 0
     if args.only in (None, "readers"):
@@ -106,6 +138,8 @@ def main(argv=None) -> int:
         failures += fuzz_inputs(args.n)
     if args.only in (None, "manifest"):
         failures += fuzz_inputs(args.n, ("tests.test_fuzz_manifest",))
+    if args.only in (None, "sim"):
+        failures += fuzz_sim(args.n)
     print(f"{failures} failing target(s)" if failures else "no failure")
     return 1 if failures else 0
 
