@@ -509,6 +509,10 @@ def _export(args) -> int:
 def _simulate(args) -> int:
     from labcalc import sim
 
+    if sim.available():
+        from labcalc.sim import runner
+
+        runner.start()      # ns-3's worker loads while the scenario is read and checked
     try:
         res = sim.simulate(args.scenario, variant=args.variant, duration_s=args.duration, seed=args.seed,
                            tcp=args.tcp, queue_disc=args.queue_disc, queue_packets=args.queue_packets,

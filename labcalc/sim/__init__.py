@@ -7,16 +7,21 @@ control ns-3 has, UDP flows at their offered rate), runs it and returns a
 so that theory, simulation and measurement can be put side by side with the same
 analysis (``steady_state``, ``cwnd_phases``, manifests, comparison tables).
 
-``import labcalc.sim`` does not import ns-3: the import (6-10 s) happens on the first
-:func:`simulate` of a process, once. Without ns-3 installed, :func:`simulate` raises
+``import labcalc.sim`` does not import ns-3, and neither does the first :func:`simulate`:
+every run happens in a worker process (:mod:`labcalc.sim.runner`) that loads ns-3 once
+and stays warm, so that whatever ns-3 aborts on ends that process only
+(:class:`SimulationAborted`, with ns-3's message). Values ns-3 cannot take are refused
+before (:mod:`labcalc.sim.limits`). Without ns-3 installed, :func:`simulate` raises
 :class:`SimulationUnavailable` (an ``ImportError``) saying how to install it.
 
 =============================  ==========================================================
 :func:`simulate`               run a scenario or Network in ns-3 -> :class:`SimResult`
+:func:`sweep`                  a grid of runs in parallel workers (or on Dask), cached on disk
 :class:`SimResult`             goodput, cwnd, rtt, queue, summary; ``.table()``, ``.write()``
 :func:`p2p_goodput_bps`        the theory in the simulated links' accounting (IP + PPP)
 :func:`p2p_packet_bytes`       bytes one packet takes on an ns-3 point-to-point link
-:func:`plan`                   the checked plan of a run, without ns-3 (nodes, flows, packets)
+:func:`plan`                   the checked plan of a run, without ns-3 (nodes, flows, packets, time)
+:func:`shutdown`               end the worker processes (the next run starts one again)
 :func:`tcp_type_id`            ns-3 TypeId of a congestion control name
 :func:`available`              whether ns-3 can be imported here (without importing it)
 =============================  ==========================================================
