@@ -242,10 +242,10 @@ def _label(params: dict) -> str:
 
 
 def _dask_run(plan, attrs):
-    """The task a Dask worker runs: the plan in that machine's warm ns-3 worker process."""
+    """The task a Dask worker runs: the plan in a warm ns-3 worker process of that machine (one per thread)."""
     from labcalc.sim import runner
 
-    return runner.default_worker().run(plan, attrs)
+    return runner.idle_worker().run(plan, attrs)
 
 
 def _client(scheduler):

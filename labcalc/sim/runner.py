@@ -44,7 +44,7 @@ import time
 import warnings
 from pathlib import Path
 
-__all__ = ["Worker", "default_worker", "workers", "start", "shutdown", "import_seconds", "ns3_messages",
+__all__ = ["Worker", "default_worker", "workers", "idle_worker", "start", "shutdown", "import_seconds", "ns3_messages",
            "SimulationAborted", "SimulationTimeout", "NOISE"]
 
 #: Lines of a worker's standard error that never reach the user (cling's notes at some calls).
@@ -312,10 +312,17 @@ class Worker:
                               else UserWarning, stacklevel=2)
             return result
 
-    def interrupt(self) -> bool:
-        """End the run going on in another thread, if any, by ending the process; True if there was one."""
+    @property
+    def busy(self) -> bool:
+        """Whether a run (or the wait for ns-3 to load) is going on in another thread."""
         if self._lock.acquire(blocking=False):
             self._lock.release()
+            return False
+        return True
+
+    def interrupt(self) -> bool:
+        """End the run going on in another thread, if any, by ending the process; True if there was one."""
+        if not self.busy:
             return False
         proc = self._proc
         if proc is not None and proc.poll() is None:
@@ -392,6 +399,32 @@ def default_worker() -> Worker:
     '3.44.post0'
     """
     return workers(1)[0]
+
+
+def idle_worker() -> Worker:
+    """A warm worker that no other thread is using now, started if every one is busy.
+
+    For callers that run simulations from several threads at once (a Dask worker with
+    several threads): each gets a process of its own instead of waiting for the default one.
+
+    Returns
+    -------
+    Worker
+
+    Examples
+    --------
+    >>> idle_worker() is default_worker()  # doctest: +SKIP
+    True
+    """
+    with _POOL_LOCK:
+        for w in _POOL:
+            if not w.busy:
+                chosen = w
+                break
+        else:
+            chosen = Worker()
+            _POOL.append(chosen)
+    return chosen.start()
 
 
 def start(n: int = 1) -> None:
