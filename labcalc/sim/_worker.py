@@ -1,6 +1,7 @@
 """The worker process that runs ns-3 (``python -m labcalc.sim._worker``; started by :mod:`labcalc.sim.runner`).
 
-It loads ns-3 once (:func:`labcalc.sim._engine.load`), says so, and then answers requests
+It loads ns-3 once (:func:`labcalc.sim._engine.load`), runs one tiny simulation to warm
+every code path up, says so, and then answers requests
 one at a time on its standard input and output: each message is an 8-byte length and a
 pickle. A request ``("run", plan, attrs)`` is answered by ``("ok", SimResult, warnings)`` or,
 for a Python exception, ``("error", type name, message)``; ``("quit",)`` or the end of
@@ -64,6 +65,21 @@ def _watch_parent(parent: int) -> None:
             os._exit(3)
 
 
+def _warm_up() -> float:
+    """One tiny run (TCP and UDP through RED) through every step, so that the first real run pays
+    for no first call: pandas' code paths, and with cling the compilation of labcalc's C++ part."""
+    from labcalc.network import Link, Network
+    from labcalc.sim import _engine
+    from labcalc.sim.planning import plan
+    from labcalc.sim.result import from_raw
+
+    t0 = time.perf_counter()
+    p = plan(Network({"l": Link(1e6, delay_s=0.001)}, {"t": ["l"], "u": ["l"]}), offered_bps={"u": 1e5},
+             duration_s=0.08, warmup_s=0.0, queue_disc="red")
+    from_raw(p, _engine.run(p), {})
+    return time.perf_counter() - t0
+
+
 def main() -> int:
     out = os.dup(1)               # the answers
     os.dup2(2, 1)                 # anything printed (ns-3, cling, print) goes to the error file
@@ -73,14 +89,17 @@ def main() -> int:
 
     try:
         _engine.load()
+        import scipy.stats  # noqa: F401  (steady_state's t quantile: 1 s of the first answer otherwise)
+
         import labcalc.sim.result  # noqa: F401  (pandas, for the first answer)
     except _engine.SimulationUnavailable as exc:
         _send(out, ("unavailable", str(exc)))
         return 1
     for name in ("SIGABRT", "SIGSEGV", "SIGFPE", "SIGBUS", "SIGILL"):
         signal.signal(getattr(signal, name), signal.SIG_DFL)
-    _send(out, ("ready", {"import_s": _engine.import_seconds(), "ns3_version": _engine.ns3_version(),
-                          "engine": _engine.engine(), "pid": os.getpid()}))
+    warmup_s = _warm_up()
+    _send(out, ("ready", {"import_s": _engine.import_seconds(), "warmup_s": warmup_s,
+                          "ns3_version": _engine.ns3_version(), "engine": _engine.engine(), "pid": os.getpid()}))
     engine = _engine.engine().split(" ")[0]     # "compiled" or "cling"
     from labcalc.sim.result import from_raw
 
