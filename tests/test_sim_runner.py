@@ -301,3 +301,25 @@ def test_first_run_of_a_fresh_process_loads_the_compiled_library(ns3, tmp_path):
     info = json.loads((tmp_path / "out" / "simulation.json").read_text())
     assert info["engine"] == "compiled" and math.isfinite(info["wall_s"]) and info["cpu_s"] > 0
     assert wall <= 60, f"the first run of a fresh `labcalc simulate` took {wall:.1f} s"
+
+
+def _worker_pid_in_child(queue):
+    w = runner.default_worker()
+    queue.put(w.ready()["pid"])
+    w.close()
+
+
+def test_a_forked_process_does_not_use_its_parents_worker(ns3):
+    import multiprocessing
+
+    w = runner.default_worker()
+    mine = w.ready()["pid"]
+    ctx = multiprocessing.get_context("fork")
+    q = ctx.Queue()
+    child = ctx.Process(target=_worker_pid_in_child, args=(q,))
+    child.start()
+    theirs = q.get(timeout=60)
+    child.join(timeout=30)
+    assert theirs != mine                 # the fork starts a worker of its own (the pipes are the parent's)
+    assert w.alive and w.ready()["pid"] == mine
+    assert w.run(sim.plan(NET, duration_s=0.5)).summary.loc["a", "goodput_bps"] > 0

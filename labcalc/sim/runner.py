@@ -121,6 +121,7 @@ class Worker:
     """
 
     def __init__(self):
+        self._owner = os.getpid()
         self._proc = None
         self._lock = threading.RLock()
         self._err = None
@@ -130,7 +131,11 @@ class Worker:
 
     @property
     def alive(self) -> bool:
-        """Whether the worker process is running."""
+        """Whether the worker process is running (and belongs to this process)."""
+        if self._owner != os.getpid():
+            # a fork of the process that started it (multiprocessing): the pipes are the parent's
+            self._owner, self._proc, self._err, self.info = os.getpid(), None, None, None
+            self._lock = threading.RLock()
         return self._proc is not None and self._proc.poll() is None
 
     def start(self) -> "Worker":
