@@ -145,6 +145,12 @@ def _build_parser() -> argparse.ArgumentParser:
                           help="the Moodle site the XML quiz is for, by its language (default moodle-en)")
     p_export.add_argument("-o", "--output", default=None, help="file to write (default: standard output)")
 
+    _add_sim_parsers(sub)
+    return parser
+
+
+def _add_sim_parsers(sub) -> None:
+    """``simulate`` and ``sweep`` (ns-3, with the ``sim`` extra)."""
     p_sim = sub.add_parser("simulate", help="run a scenario in ns-3 (needs labcalc[sim]) and write the traces")
     p_sim.add_argument("scenario", help="scenario TOML file (see data/scenarios)")
     p_sim.add_argument("--variant", default=None, help="a [variants.NAME] table of the scenario")
@@ -177,7 +183,6 @@ def _build_parser() -> argparse.ArgumentParser:
     p_sweep.add_argument("--cache-dir", default=None, help="where finished runs are kept (default ~/.cache/labcalc)")
     p_sweep.add_argument("--no-cache", action="store_true", help="simulate every run again and keep nothing")
     p_sweep.add_argument("-o", "--output", required=True, help="CSV table to write ('-' for standard output)")
-    return parser
 
 
 #: The LMS modes (labcalc.grading.moodle.LMS_NAMES, written out: the parser stays light).
