@@ -9,7 +9,10 @@ same inputs the same way:
 - a size limit (``max_bytes``), checked before the data are held in memory where possible;
 - gzip is recognised by its magic bytes (``1f 8b``) and decompressed; a corrupt gzip stream
   (truncated, bad CRC, only the magic) is refused with :class:`TextInputError`;
-- a UTF-8 byte-order mark is removed;
+- a UTF-8 byte-order mark is removed; a UTF-16 byte-order mark (``FF FE`` little-endian, as
+  Windows PowerShell 5.1 saves ``ping ... > file``; ``FE FF`` big-endian) makes the input
+  UTF-16, decoded as such (:func:`utf16_bom` tells which; :func:`decode_head` decodes a
+  prefix of any input the same way, for format sniffing);
 - the bytes are decoded as UTF-8; when that fails they are decoded as cp1252 (or latin-1
   for bytes cp1252 leaves undefined) and a note says so and names the first line that was
   not UTF-8 -- never silent replacement characters;
@@ -32,13 +35,16 @@ import zlib
 from dataclasses import dataclass, field
 
 __all__ = ["TextInputError", "TextInput", "read_bytes", "decode", "read_text", "source_name",
-           "DEFAULT_MAX_BYTES", "SEP_LINE", "DELIMITERS", "column_name", "sniff_delimiter"]
+           "DEFAULT_MAX_BYTES", "SEP_LINE", "DELIMITERS", "column_name", "sniff_delimiter",
+           "utf16_bom", "decode_head"]
 
 #: Default size limit [bytes] of one input (after gzip decompression): 1 GiB.
 DEFAULT_MAX_BYTES = 1 << 30
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _BOM = b"\xef\xbb\xbf"
+#: byte-order marks of UTF-16 -> the codec that reads what follows them
+_UTF16_BOMS = {b"\xff\xfe": "utf-16-le", b"\xfe\xff": "utf-16-be"}
 
 
 class TextInputError(ValueError):
@@ -79,7 +85,7 @@ class TextInput:
     name : str
         The source's name for messages.
     encoding : str
-        ``"utf-8"``, ``"cp1252"`` or ``"latin-1"``.
+        ``"utf-8"``, ``"utf-16-le"``, ``"utf-16-be"``, ``"cp1252"`` or ``"latin-1"``.
     notes : list of str
         Human-readable notes on what was done (gzip, fallback encoding, NUL lines).
     compressed : bool
@@ -261,6 +267,92 @@ def _line_of(data: bytes, pos: int) -> int:
     return data.count(b"\n", 0, pos) + 1
 
 
+def utf16_bom(data: bytes) -> str | None:
+    """The codec of UTF-16 *data* that start with a byte-order mark, else None.
+
+    Parameters
+    ----------
+    data : bytes
+        The first bytes of an input (two are enough).
+
+    Returns
+    -------
+    str or None
+        ``"utf-16-le"`` after ``FF FE`` (what Windows PowerShell 5.1's ``>`` and
+        ``Out-File`` write), ``"utf-16-be"`` after ``FE FF``, None otherwise.
+
+    Examples
+    --------
+    >>> utf16_bom(b"\\xff\\xfeR\\x00"), utf16_bom(b"\\xfe\\xff\\x00R"), utf16_bom(b"Reply")
+    ('utf-16-le', 'utf-16-be', None)
+    """
+    return _UTF16_BOMS.get(bytes(data[:2]))
+
+
+def decode_head(data: bytes) -> str:
+    """Text of the first bytes of an input, for recognising its format (never raises).
+
+    The byte-order mark decides as in :func:`decode` (UTF-16 LE/BE, UTF-8); a code unit or
+    character cut at the end of *data* and undecodable bytes become U+FFFD, which is
+    harmless for sniffing. NUL characters are kept.
+
+    Parameters
+    ----------
+    data : bytes
+        The beginning of the input (already decompressed).
+
+    Returns
+    -------
+    str
+        The decoded prefix, without a byte-order mark.
+
+    Examples
+    --------
+    >>> decode_head("\\ufeffReply from 10.0.0.2\\r\\n".encode("utf-16-le"))
+    'Reply from 10.0.0.2\\r\\n'
+    """
+    codec = utf16_bom(data)
+    if codec is not None:
+        body = data[2:]
+        return body[: len(body) // 2 * 2].decode(codec, "replace")
+    if data.startswith(_BOM):
+        data = data[3:]
+    return data.decode("utf-8", "replace")
+
+
+def _decode_utf16(data: bytes, codec: str, name: str, nul: str) -> TextInput:
+    """Decode UTF-16 *data* (byte-order mark included) by the policy of :func:`decode`."""
+    body = data[2:]
+    order = "little" if codec.endswith("le") else "big"
+    notes = [f"{name}: UTF-16 ({order}-endian, byte-order mark {data[:2].hex(' ').upper()}), "
+             "as Windows PowerShell saves text; decoded as such"]
+    try:
+        text = body.decode(codec)
+    except UnicodeDecodeError as exc:
+        line = body[: exc.start - exc.start % 2].decode(codec, "replace").count("\n") + 1
+        why = ("the file ends inside a character (an odd number of bytes: cut short?)" if exc.end >= len(body)
+               else "it holds a lone surrogate code unit")
+        if nul == "error":
+            raise TextInputError(name, f"starts with a UTF-16 byte-order mark but is not valid UTF-16: {why}",
+                                 line=line) from None
+        text = body.decode(codec, "replace")
+        notes.append(f"{name}: line {line} is not valid UTF-16 ({why}); its bad code units read as U+FFFD")
+    nul_lines: list[int] = []
+    pos = text.find("\0")
+    if pos >= 0:
+        if nul == "error":
+            raise TextInputError(name, "contains a NUL character (a binary file, or a damaged text file?)",
+                                 line=text.count("\n", 0, pos) + 1)
+        while pos >= 0:
+            nul_lines.append(text.count("\n", 0, pos) + 1)
+            nxt = text.find("\n", pos)
+            if nxt < 0:
+                break
+            pos = text.find("\0", nxt)
+        notes.append(f"{name}: NUL characters on {len(nul_lines)} line(s), first line {nul_lines[0]}")
+    return TextInput(text=text, name=name, encoding=codec, notes=notes, nul_lines=nul_lines)
+
+
 def decode(data: bytes, name: str = "<text>", *, nul: str = "error") -> TextInput:
     """Decode bytes by the labcalc policy (BOM, UTF-8 with a reported fallback, NUL bytes).
 
@@ -287,7 +379,10 @@ def decode(data: bytes, name: str = "<text>", *, nul: str = "error") -> TextInpu
 
     Notes
     -----
-    UTF-8 is tried first. When it fails, cp1252 is used (what Windows editors save), and bytes
+    A UTF-16 byte-order mark (``FF FE`` or ``FE FF``) makes the input UTF-16 (a note says
+    so); a code unit that is not valid UTF-16 (a file cut after an odd number of bytes, a
+    lone surrogate) raises with ``nul="error"`` and becomes U+FFFD, with a note, with
+    ``nul="report"``. Otherwise UTF-8 is tried first. When it fails, cp1252 is used (what Windows editors save), and bytes
     that cp1252 leaves undefined (0x81, 0x8D, 0x8F, 0x90, 0x9D) make the whole input latin-1,
     which decodes every byte. The note names the first line that was not valid UTF-8.
 
@@ -304,9 +399,15 @@ def decode(data: bytes, name: str = "<text>", *, nul: str = "error") -> TextInpu
     labcalc._textio.TextInputError: x.txt, line 2: contains a NUL byte (a binary file, or a damaged text file?)
     >>> decode(b"1 2\\n3\\x004\\n", "x.txt", nul="report").nul_lines
     [2]
+    >>> t = decode("\\ufeffReply from 10.0.0.2\\r\\n".encode("utf-16-le"), "ping.txt")
+    >>> t.text, t.encoding
+    ('Reply from 10.0.0.2\\r\\n', 'utf-16-le')
     """
     if nul not in ("error", "report"):
         raise ValueError(f"nul: expected 'error' or 'report', got {nul!r}")
+    codec = utf16_bom(data)
+    if codec is not None:
+        return _decode_utf16(data, codec, name, nul)
     notes: list[str] = []
     nul_lines: list[int] = []
     if data.startswith(_BOM):

@@ -198,8 +198,16 @@ def iter_byte_chunks(path, chunk_bytes: int = 1 << 24, pad: int = 0) -> Iterator
     """Yield chunks of the source that each end with a newline (plus *pad* NUL bytes).
 
     Used by the readers of big files so that memory stays bounded. The last chunk gets a
-    newline appended when the source does not end with one.
+    newline appended when the source does not end with one. The chunks are UTF-8 (or the
+    source's own single-byte encoding): a source that starts with a UTF-16 byte-order mark
+    (:func:`labcalc._textio.utf16_bom`, what Windows PowerShell saves) is transcoded to
+    UTF-8 on the fly, a code unit that is not valid UTF-16 becoming U+FFFD (its line then
+    fails to parse and is reported as malformed).
     """
+    import codecs
+
+    from .. import _textio
+
     if is_path(path):
         fh = open_binary(path)
         close = True
@@ -231,16 +239,25 @@ def iter_byte_chunks(path, chunk_bytes: int = 1 << 24, pad: int = 0) -> Iterator
     try:
         rest = b""
         first_chunk = True
+        utf16 = None  # the incremental decoder of a UTF-16 source
         while True:
             try:
                 block = fh.read(chunk_bytes)
             except (EOFError, OSError, zlib.error) as exc:
                 raise corrupt_gzip(source_name(path), exc) from None
+            eof = not block
             if first_chunk:
-                if block.startswith(b"\xef\xbb\xbf"):
+                codec = _textio.utf16_bom(block)
+                if codec is not None:
+                    utf16 = codecs.getincrementaldecoder(codec)("replace")
+                    block = block[2:]
+                elif block.startswith(b"\xef\xbb\xbf"):
                     block = block[3:]
                 first_chunk = False
-            if not block:
+            if utf16 is not None:
+                block = utf16.decode(block, final=eof).encode("utf-8", "surrogatepass")
+            if eof:
+                rest += block  # what the decoder held back (U+FFFD for a byte cut off)
                 if rest:
                     yield b"".join((rest, b"" if rest.endswith(b"\n") else b"\n", tail))
                 return

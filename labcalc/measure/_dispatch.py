@@ -8,6 +8,7 @@ import re
 import sys
 import zlib
 
+from .. import _textio
 from ._common import MeasurementFormatError, corrupt_gzip, gunzip, is_path, open_binary, source_name
 
 __all__ = ["read", "convert", "sniff_format", "FORMATS"]
@@ -208,12 +209,17 @@ def read(path, format: str | None = None, **kwargs):
         else:
             data = path
         if isinstance(data, (bytes, bytearray)):
-            data = gunzip(bytes(data), name).decode("utf-8", "replace")
-        head = data[:_HEAD_BYTES]
-        source = data if "\n" in data else data + "\n"
+            # the reader gets the bytes: it decodes them by the text policy (UTF-16, cp1252, notes)
+            source = gunzip(bytes(data), name)
+            head = source[:_HEAD_BYTES]
+        else:
+            head = data[:_HEAD_BYTES]
+            source = data if "\n" in data else data + "\n"
     if isinstance(head, bytes):
-        cut = head.rfind(b"\n")
-        head = (head[:cut] if cut > 0 and len(head) == _HEAD_BYTES else head).decode("utf-8", "replace")
+        full = len(head) == _HEAD_BYTES
+        head = _textio.decode_head(head)
+        cut = head.rfind("\n")
+        head = head[:cut] if cut > 0 and full else head
     fmt = sniff_format(head)
     if fmt is None:
         first = next(((i, ln) for i, ln in enumerate(head.split("\n"), start=1) if ln.strip()), None)

@@ -51,7 +51,10 @@ _NUMERIC = ["bytes", "seq", "snd_una", "cwnd_segments", "ssthresh_segments", "sn
 _COLUMNS = ["time_s", "src", "dst"] + _NUMERIC
 
 _TP_RE = re.compile(r"(?:^|\s)(\d+\.\d+):\s+((?:[\w-]+:)?tcp_probe:)(\s+)(.*)$")
-_EVENT_RE = re.compile(r"^\s*.+\[\d+\].*?\d+\.\d+:\s+[\w:-]+:")
+# another ftrace event: "<task>-<pid> [<cpu>] <flags> <timestamp>: <event>:". Searched from the
+# CPU bracket on (the task name before it may hold spaces): '.+' before the bracket and '.*?'
+# after it backtracked over every bracket of a long line ("[1]" * 20000: 11 s), this is linear
+_EVENT_RE = re.compile(r"\[\d+\]\s+(?:[^\s:]+\s+)?\d+\.\d+:\s+[\w:-]+:")
 _KV_RE = re.compile(r"(?<![\w=])([A-Za-z_]\w*)=(\S*)")  # keys start a word: no restart inside a long one (O(n))
 _PROC_RE = re.compile(
     r"^\s*(\d+\.\d+)\s+(\S+:\d+)\s+(\S+:\d+)\s+(\d+)\s+(0x[0-9a-fA-F]+|0)\s+(0x[0-9a-fA-F]+|0)"
@@ -98,7 +101,8 @@ def _parse_slow(text: str):
         except ValueError:
             return None, None
         return ("proc11" if g[10] is not None else "proc10"), out
-    if _EVENT_RE.match(text) and "tcp_probe" not in text:
+    ev = _EVENT_RE.search(text)
+    if ev and text[:ev.start()].strip() and "tcp_probe" not in text:
         return "other", None
     return None, None
 
