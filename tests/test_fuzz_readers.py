@@ -296,10 +296,18 @@ def test_tshark_ragged_row_then_huge_field_names_the_line(tmp_path):
 
 
 def test_tshark_infinite_number_names_the_field(tmp_path):
+    # a numeric field that holds no finite number stays text; the analysis that needs it
+    # as numbers names the file, the column, the tool's field, the value and itself
     p = tmp_path / "inf.csv"
     p.write_bytes(b"frame.time_relative,tcp.len\n0.1,1448\n0.2,1e999\n")
-    with pytest.raises(MeasurementFormatError, match=r"inf\.csv: field 'tcp\.len'.*not a finite number.*1e999"):
-        m.read_tshark(p)
+    df = m.read_tshark(p)
+    assert df["bytes"].astype(str).tolist() == ["1448", "1e999"]
+    assert df.attrs["not_numeric"]["bytes"] == {"column": "bytes", "field": "tcp.len", "value": "1e999", "row": 2}
+    assert df["time_s"].tolist() == [0.1, 0.2]
+    with pytest.raises(MeasurementFormatError,
+                       match=r"inf\.csv: column 'bytes' \(the tool's field 'tcp\.len'\) holds '1e999' \(row 2\), "
+                             r"not a number; receive_rate needs"):
+        m.receive_rate(df, 0.1)
 
 
 def test_qlen_huge_and_non_finite_values_are_malformed(tmp_path):

@@ -31,8 +31,10 @@ __all__ = [
     "ToolErrorWarning",
     "Report",
     "open_text",
+    "open_bytes",
     "iter_byte_chunks",
     "source_name",
+    "numeric_column",
 ]
 
 #: How many malformed line numbers are kept (the count is always complete).
@@ -185,13 +187,60 @@ def open_text(path, max_bytes: int = MAX_INPUT_BYTES) -> tuple[str, str]:
         text = _decode(data, name)
     else:
         raise TypeError(f"path: expected a file name, a file object or text, got {type(path).__name__}")
+    return name, _normalised(text)
+
+
+def _normalised(text: str) -> str:
+    """*text* without a byte-order mark, NUL made visible (U+FFFD), newlines ``\\n``."""
     if text.startswith("\ufeff"):
         text = text[1:]
     if "\0" in text:
         text = text.replace("\0", "\ufffd")
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return name, text
+    return text
+
+
+def open_bytes(path, max_bytes: int = MAX_INPUT_BYTES) -> tuple[str, bytes, int]:
+    """Return ``(name, data, start)``: the input as UTF-8 bytes, its text from ``data[start:]``.
+
+    The same policy as :func:`open_text` without holding the text as a ``str``: bytes that
+    are UTF-8 already (no NUL, newlines ``\\n`` or ``\\r\\n``) are returned as read, a UTF-8
+    byte-order mark skipped by *start*; anything else (UTF-16, cp1252, NUL bytes, bare
+    ``\\r`` newlines) is decoded by :func:`open_text` and encoded again. For readers that
+    hand the bytes to a C parser (pandas): a 200 MB file is then held once, not three times.
+    """
+    import codecs
+
+    from .. import _textio
+
+    name = source_name(path)
+    if isinstance(path, str) and not is_path(path):
+        return name, path.lstrip("\ufeff").encode("utf-8", "surrogatepass"), 0
+    if not (is_path(path) or isinstance(path, (bytes, bytearray)) or hasattr(path, "read")):
+        raise TypeError(f"path: expected a file name, a file object or text, got {type(path).__name__}")
+    try:
+        data, name, _ = _textio.read_bytes(path, max_bytes=max_bytes, name=name)
+    except _textio.TextInputError as exc:
+        raise _from_textio(exc) from None
+    start = 3 if data.startswith(b"\xef\xbb\xbf") else 0
+    plain = _textio.utf16_bom(data) is None and b"\0" not in data
+    if plain and b"\r" in data:
+        plain = data.count(b"\r") == data.count(b"\r\n")
+    if plain and not data.isascii():
+        check = codecs.getincrementaldecoder("utf-8")()
+        view = memoryview(data)
+        try:
+            for i in range(0, len(data), 1 << 24):  # a piece at a time: no text of the whole file
+                check.decode(view[i:i + (1 << 24)])
+            check.decode(b"", final=True)
+        except UnicodeDecodeError:
+            plain = False
+    if plain:
+        return name, data, start
+    text = _normalised(_decode(data, name))
+    del data
+    return name, text.encode("utf-8", "surrogatepass"), 0
 
 
 def iter_byte_chunks(path, chunk_bytes: int = 1 << 24, pad: int = 0) -> Iterator[bytes]:
@@ -507,3 +556,63 @@ def check_json_depth(text: str, name: str, max_depth: int = MAX_JSON_DEPTH, expe
             f"the JSON nests deeper than {max_depth} levels (a measurement file never does; "
             "the file is damaged or not a tool's output)",
         )
+
+
+def numeric_column(df, column: str, analysis: str):
+    """The values of ``df[column]`` as a float array, for *analysis*.
+
+    A reader keeps a column as text when its values are not numbers (a tool's text field,
+    or a damaged numeric field: :func:`labcalc.measure.read_tshark` lists those in
+    ``attrs["not_numeric"]``). Only the analysis that needs the column as numbers refuses
+    it, with this error.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        A reader's frame (its ``attrs["source"]`` names the file in the message).
+    column : str
+        The column the analysis reads.
+    analysis : str
+        What needs it, for the message (``"receive_rate"``).
+
+    Returns
+    -------
+    numpy.ndarray
+        The column as float64 (booleans as 0/1, missing values NaN).
+
+    Raises
+    ------
+    MeasurementFormatError
+        Naming the file, the column (and the tool's field), the first value that is not a
+        number, the analysis, and how to turn the column into numbers deliberately.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"bytes": ["1448", "x"]})
+    >>> df.attrs["source"] = "cap.csv"
+    >>> try:
+    ...     numeric_column(df, "bytes", "receive_rate")
+    ... except MeasurementFormatError as exc:
+    ...     print(exc.detail[:60])
+    column 'bytes' holds 'x' (row 2), not a number; receive_rate
+    """
+    import numpy as np
+    import pandas as pd
+
+    s = df[column]
+    if pd.api.types.is_numeric_dtype(s.dtype) or pd.api.types.is_bool_dtype(s.dtype):
+        return s.to_numpy(dtype=float, na_value=np.nan)
+    info = (df.attrs.get("not_numeric") or {}).get(column)
+    if info:
+        what = f"column {column!r} (the tool's field {info['field']!r}) holds {info['value']!r} (row {info['row']})"
+    else:
+        num = pd.to_numeric(s.astype(object).where(s.notna(), None), errors="coerce")
+        bad = np.flatnonzero((num.isna() & s.notna()).to_numpy() | np.isinf(num.to_numpy(dtype=float)))
+        if not len(bad):
+            return num.to_numpy(dtype=float)
+        what = f"column {column!r} holds {str(s.iloc[bad[0]])[:40]!r} (row {int(bad[0]) + 1})"
+    raise MeasurementFormatError(
+        str(df.attrs.get("source", "<frame>")), None, f"numbers in column {column!r}",
+        f"{what}, not a number; {analysis} needs this column as numbers. To use it anyway, make "
+        f"the other values missing deliberately: df[{column!r}] = pd.to_numeric(df[{column!r}], errors='coerce')")

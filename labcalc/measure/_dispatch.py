@@ -57,7 +57,9 @@ _SS_INFO = re.compile(r"\brtt:\d+(?:\.\d+)?/\d|\bcwnd:\d+")
 _TC = re.compile(r"^" + _EPOCH + r"(?:qdisc|class)\s+\S+\s+[0-9a-fA-F]*:")
 # the column header of iperf/iperf3 interval reports, first line when output went through tail/grep
 _IPERF_HEADER = re.compile(r"^\[\s*ID\]\s+Interval\b")
-_TSHARK = re.compile(r"^\"?(?:frame|ip|ipv6|tcp|udp|eth)\.[a-z_.]+\"?(?:[,\t;|]\"?[a-z0-9_.]+\"?)*$")
+# a header of tshark field names; the first one of a protocol (column fields "_ws.col.Protocol" too)
+_TSHARK = re.compile(r"^\"?(?:frame|eth|sll|vlan|arp|ip|ipv6|icmp|icmpv6|tcp|udp|sctp|_ws|dns|http|tls|quic|mqtt|data"
+                     r"|wlan|radiotap|llc)\.[\w.-]+\"?(?:[,\t;|]\"?[\w.-]+\"?)*$")
 _QLEN = re.compile(r"^\d+(?:\.\d+)?,\d+$")
 _NS3 = re.compile(r"^[-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?(?:\s+[-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?){1,2}$")
 

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ._common import numeric_column
+
 __all__ = ["SteadyState", "steady_state", "SteadyWindow", "steady_window", "CwndPhases", "cwnd_phases",
            "receive_rate", "queue_occupancy"]
 
@@ -181,6 +183,12 @@ def steady_state(series, *, batch_size: int = 5, n_batches: int = 10, confidence
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence: expected a level in (0, 1), got {confidence!r}")
     s = series if isinstance(series, pd.Series) else pd.Series(np.asarray(series, dtype=float))
+    if not (pd.api.types.is_numeric_dtype(s.dtype) or pd.api.types.is_bool_dtype(s.dtype)):
+        # text (a column a reader kept as text) is refused, never turned into NaN silently
+        name = s.name if s.name is not None else "series"
+        frame = s.to_frame(name)
+        frame.attrs.update(s.attrs)  # the reader's source and its not_numeric notes
+        numeric_column(frame, name, "steady_state")
     s = pd.to_numeric(s, errors="coerce").astype(float)
     s = s[s.notna()]
     x = s.to_numpy()
@@ -475,6 +483,8 @@ def cwnd_phases(trace: pd.DataFrame, ssthresh: pd.DataFrame | None = None, *, se
                 x0, y0 = pairs.iloc[0]
                 raise ValueError(f"trace: holds {len(pairs)} flows ({shown}); select one, e.g. "
                                  f"trace[(trace.src == {x0!r}) & (trace.dst == {y0!r})]")
+    for col in ("time_s", ccol) + tuple(c for c in trace.columns if c.startswith("ssthresh_")):
+        numeric_column(trace, col, "cwnd_phases")
     df = trace.sort_values("time_s", kind="stable")
     t = df["time_s"].to_numpy(dtype=float)
     c = df[ccol].to_numpy(dtype=float)
@@ -640,6 +650,9 @@ def receive_rate(df: pd.DataFrame, window_s: float, *, step_s: float | None = No
         raise ValueError(f"step_s: expected a positive duration, got {step_s!r}")
     if "time_s" not in df.columns:
         raise ValueError("df: missing column 'time_s'")
+    for col in ("time_s", "bytes" if packet_bytes is None else "packets"):
+        if col in df.columns:
+            numeric_column(df, col, "receive_rate")
     frame = df[df["time_s"].notna()].sort_values("time_s", kind="stable")
     t = frame["time_s"].to_numpy(dtype=float)
     if "bytes" in frame.columns and packet_bytes is None:
@@ -720,6 +733,8 @@ def queue_occupancy(df: pd.DataFrame, drops=None) -> pd.DataFrame:
         keys = df[["dev", "kind", "handle"] if "dev" in df.columns else ["kind", "handle"]].drop_duplicates()
         if len(keys) > 1:
             raise ValueError(f"df: holds {len(keys)} qdiscs; select one, e.g. df[df.kind == 'pfifo']")
+    for col in ["time_s"] + cols + (["drops"] if "drops" in df.columns else []):
+        numeric_column(df, col, "queue_occupancy")
     frame = df.sort_values("time_s", kind="stable").reset_index(drop=True)
     out = frame[["time_s"] + cols].copy()
     t = out["time_s"].to_numpy(dtype=float)

@@ -9,7 +9,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from ._common import Report, gc_paused, open_text
+from ._common import Report, open_bytes
 
 __all__ = ["read_tshark"]
 
@@ -149,6 +149,55 @@ def _guarded(reader, rep, first_line):
         raise rep.fail(line, f"unreadable CSV ({exc})") from None
 
 
+# a tshark field name: dotted identifiers ("tcp.analysis.ack_rtt", "_ws.col.Protocol")
+_FIELD_NAME = re.compile(r"^[A-Za-z_][\w-]*(?:\.[\w-]+)+$")
+#: Protocol prefixes of the fields found in the exports of a networking lab.
+PROTOCOLS = ("frame", "eth", "sll", "vlan", "arp", "ip", "ipv6", "icmp", "icmpv6", "tcp", "udp", "sctp",
+             "_ws", "dns", "http", "tls", "quic", "mqtt", "data", "wlan", "radiotap", "llc")
+
+
+def is_field_header(cells) -> bool:
+    """True when the header *cells* name tshark fields (see :func:`read_tshark`).
+
+    Either at least half of them are fields this reader knows by name or by their
+    ``frame.``/``ip.``/``tcp.``... prefix, or every cell is a dotted field name and one
+    of them starts with a protocol of :data:`PROTOCOLS` (``_ws.col.Protocol``,
+    ``mqtt.msgtype``).
+
+    Parameters
+    ----------
+    cells : list of str
+        The header's cells, unquoted.
+
+    Returns
+    -------
+    bool
+        Whether the line is a ``-T fields -E header=y`` header.
+
+    Examples
+    --------
+    >>> is_field_header(["frame.number", "_ws.col.Protocol", "_ws.col.Info"])
+    True
+    >>> is_field_header(["No.", "Time", "Source"])
+    False
+    """
+    known = [h for h in cells if h in _FIELDS or h in _ADDR or h in _PORT
+             or h.startswith(("frame.", "tcp.", "ip.", "ipv6.", "udp.", "eth."))]
+    if cells and len(known) >= max(1, len(cells) // 2):
+        return True
+    return bool(cells) and all(_FIELD_NAME.match(h) for h in cells) and any(
+        h.split(".", 1)[0] in PROTOCOLS for h in cells)
+
+
+def _kind(field: str) -> str:
+    """How a field is read: addr, port, float, int, flag, or auto (decided by its values)."""
+    if field in _ADDR:
+        return "addr"
+    if field in _PORT:
+        return "port"
+    return _FIELDS.get(field, (None, "auto"))[1]
+
+
 def read_tshark(path) -> pd.DataFrame:
     """Read a ``tshark -T fields`` export (header line of field names, one packet per line).
 
@@ -213,99 +262,70 @@ def read_tshark(path) -> pd.DataFrame:
     1    0.01   10.0.0.2:5201      0   0.01           False    0
     2    0.02  10.0.0.1:40000   1448    NaN            True    2
     """
-    name, text = open_text(path)
-    rep = Report(name, FORMAT, EXPECTED)
-    # the header: the first line that is not blank (found without splitting the whole text)
-    pos = 0
+    name, body, start = open_bytes(path)
+    # the header: the first line that is not blank
     hi = 0
     while True:
-        end = text.find("\n", pos)
-        line = text[pos:] if end < 0 else text[pos:end]
+        end = body.find(b"\n", start)
+        line = body[start:] if end < 0 else body[start:end]
         if line.strip():
             break
         if end < 0:
-            raise rep.fail(1, "the source is empty (no line to read)")
-        pos = end + 1
+            raise Report(name, FORMAT, EXPECTED).fail(1, "the source is empty (no line to read)")
+        start = end + 1
         hi += 1
-    header_line = line.strip()
+    header_line = line.decode("utf-8", "surrogatepass").strip()
     sep = max([",", "\t", ";", "|"], key=header_line.count)
     header = [h.strip().strip('"') for h in header_line.split(sep)]
-    known = [h for h in header if h in _FIELDS or h in _ADDR or h in _PORT or h.startswith(("frame.", "tcp.", "ip.", "ipv6.", "udp.", "eth."))]
-    if not header or len(known) < max(1, len(header) // 2):
-        raise rep.fail(hi + 1, f"not {FORMAT} output: this line is not a header of tshark field names: {header_line[:70]!r}")
-    rep.content(hi + 1, header_line)
-    ncol = len(header)
-    # the whole text as bytes (the text itself is dropped), read from just after the header:
-    # slicing the body off (text[end + 1:]) copied the file once more (3x its size at peak)
-    body = text.encode("utf-8", "surrogatepass") if end >= 0 else b""
-    del text, line
-    start = 0
-    for _ in range(hi + 1):
-        start = body.find(b"\n", start) + 1
-    conv = _Converter(header, rep)
-    first_row = _first_nonblank(body, 199, start).decode("utf-8", "surrogatepass")
-    fast = False
-    try:
-        if first_row.count(sep) > ncol - 1:
-            # pandas would turn the extra fields of the first row into index levels (a 400 KB
-            # row took 18 s); such a row is handled, and reported, by the csv path below
-            raise ValueError("first row wider than the header")
-        buffer = io.BytesIO(body)  # shares body's memory; read from the current position
-        buffer.seek(start)
-        reader = pd.read_csv(buffer, sep=sep, header=None, names=list(range(ncol)), dtype=str,
-                             keep_default_na=False, quotechar='"', engine="c", skip_blank_lines=True,
-                             chunksize=_ROWS_PER_BLOCK)
-        with reader:
-            n_rows = 0
-            for table in reader:
-                if len(table) and (table[ncol - 1].isna().any() if ncol else False):
-                    raise ValueError("a row with fewer fields than the header")
-                with gc_paused():
-                    conv.add({k: table[k].to_numpy(dtype=object) for k in range(ncol)}, len(table))
-                n_rows += len(table)
-            del table
-        fast = True
-    except (ValueError, pd.errors.ParserError):
-        fast = False
-    if fast:
-        rep.ok(n_rows)
-    else:
-        conv = _Converter(header, rep)
-        rows = []
-        reader = csv.reader(io.StringIO(body[start:].decode("utf-8", "surrogatepass")), delimiter=sep, quotechar='"')
-        for i, fields in enumerate(_guarded(reader, rep, hi + 2), start=hi + 2):
-            if not fields or (len(fields) == 1 and not fields[0].strip()):
-                continue
-            if len(fields) != ncol:
-                # far too many fields cannot be a realignable row (and _realign would be slow)
-                fixed = _realign(header, fields) if sep == "," and len(fields) <= 2 * ncol + 8 else None
-                if fixed is None:
-                    rep.bad(i, sep.join(fields))
-                    continue
-                fields = fixed
-            rows.append(fields)
-            rep.ok()
-        conv.add({k: np.array([r[k] for r in rows], dtype=object) for k in range(ncol)}, len(rows))
-        del rows
-    reader = buffer = None
+    if not is_field_header(header):
+        raise Report(name, FORMAT, EXPECTED).fail(
+            hi + 1, f"not {FORMAT} output: this line is not a header of tshark field names: {header_line[:70]!r}")
+    # the rows: read from just after the header in the one bytes object of the file (a
+    # slice would copy it, a str of the text too)
+    start = len(body) if end < 0 else end + 1
+    # A known numeric field that holds something else is read again as text (a second pass
+    # over a damaged file only); the columns an analysis needs are checked by the analysis.
+    text_fields: dict[int, dict] = {}
+    for _ in range(len(header) + 1):
+        rep = Report(name, FORMAT, EXPECTED)
+        rep.content(hi + 1, header_line)
+        try:
+            try:
+                cols, n = _fast(body, start, header, sep, header_line, text_fields)
+                rep.ok(n)
+            except _NotFast:
+                cols, n = _slow(body, start, header, sep, rep, hi, text_fields)
+        except _Retry as retry:
+            text_fields[retry.k] = retry.info
+            continue
+        break
     del body
-    out, n = conv.finish()
     rep.require_something()
+    out = _finish(header, cols, n, text_fields)
     order = [c for c in ("time_s", "src", "dst") if c in out] + [c for c in out if c not in ("time_s", "src", "dst")]
     df = pd.DataFrame({c: out.pop(c) for c in order}, index=pd.RangeIndex(n), copy=False)
-    for c in ("src", "dst"):
-        if c in df:
-            df[c] = df[c].astype("category")
-    for c in df.columns:
-        if df[c].dtype == object:
-            df[c] = df[c].astype("str")
     if "ecn" in df and df["ecn"].dtype == float and df["ecn"].notna().all():
         df["ecn"] = df["ecn"].astype(np.int64)
-    return rep.finish(df, {"fields": header})
+    extra = {"fields": header}
+    if text_fields:
+        extra["not_numeric"] = {info["column"]: info for info in text_fields.values()}
+    return rep.finish(df, extra)
 
 
 #: rows converted at a time (their raw strings are dropped before the next block is read)
 _ROWS_PER_BLOCK = 1 << 16
+
+
+class _NotFast(Exception):
+    """The file needs the line-by-line path (ragged rows, several occurrences, non-numbers)."""
+
+
+class _Retry(Exception):
+    """Known numeric field *k* holds a value that is not a finite number: read it as text."""
+
+    def __init__(self, k: int, info: dict):
+        super().__init__(k)
+        self.k, self.info = k, info
 
 
 def _first_nonblank(body: bytes, lines: int, pos: int = 0) -> bytes:
@@ -321,102 +341,219 @@ def _first_nonblank(body: bytes, lines: int, pos: int = 0) -> bytes:
     return b""
 
 
-class _Converter:
-    """The columns of a tshark export, converted a block of rows at a time.
+def _last_nonblank(body: bytes, start: int) -> bytes:
+    """The last line of *body* after *start* that is not blank (b"" if none)."""
+    end = len(body)
+    while end > start:
+        cut = body.rfind(b"\n", start, end)
+        line = body[cut + 1:end]
+        if line.strip():
+            return line
+        end = max(cut, start)
+    return b""
 
-    Known numeric and flag fields and the addresses are converted block by block (the raw
-    strings of a block are then dropped); the decisions that need the whole column (int64
-    when every value is a whole number, a field that is not a number) are taken at the
-    end, on the whole column, as for a file read at once. Unknown fields keep their strings.
-    """
 
-    def __init__(self, header: list[str], rep: Report):
-        self.header = header
-        self.rep = rep
-        self.n = 0
-        self.parts = {k: [] for k in range(len(header))}
-        self.bad = {}  # field index -> its first value that is not a finite number
-        self.addr = {"src": [], "dst": []}
-        self.cache = {}
+def _fields_of(line: bytes, sep: str) -> int:
+    """Number of fields of one CSV line (quotes respected)."""
+    try:
+        return len(next(csv.reader([line.decode("utf-8", "surrogatepass")], delimiter=sep, quotechar='"'), []))
+    except csv.Error:
+        return -1
 
-    def add(self, cols: dict, n: int) -> None:
-        addr: dict[str, np.ndarray] = {}
-        port: dict[str, np.ndarray] = {}
-        for k, field in enumerate(self.header):
-            values = cols[k]
-            if field in _ADDR:
-                a = np.array([_first(v) for v in values], dtype=object)
-                prev = addr.get(_ADDR[field])
-                addr[_ADDR[field]] = a if prev is None else np.where(a != "", a, prev)
-                continue
-            if field in _PORT:
-                p = np.array([_first(v) for v in values], dtype=object)
-                prev = port.get(_PORT[field])
-                port[_PORT[field]] = p if prev is None else np.where(p != "", p, prev)
-                continue
-            col, kind = _FIELDS.get(field, (field.replace(".", "_"), "auto"))
-            if kind == "flag":
-                self.parts[k].append(np.array([_first(v) not in _FALSE for v in values], dtype=bool))
-            elif kind in ("float", "int"):
-                num, bad = _numbers(values)
-                if bad is not None and k not in self.bad:
-                    self.bad[k] = bad
-                self.parts[k].append(num)
-            else:
-                self.parts[k].append(values)
-        for side in ("src", "dst"):
-            a = addr.get(side)
-            p = port.get(side)
-            if a is None and p is None:
-                continue
-            if a is None:
-                a = np.full(n, "", dtype=object)
-            if p is None:
-                joined = a
-            else:
-                joined = [(f"[{x}]:{y}" if ":" in x else f"{x}:{y}") if x and y else (x or "") for x, y in zip(a, p)]
-            arr = np.empty(n, dtype=object)
-            arr[:] = [self.cache.setdefault(x, x) for x in joined]  # one str object per endpoint
-            self.addr[side].append(arr)
-        self.n += n
 
-    def finish(self):
-        """``(columns, rows)``: the columns in the order of the header, as one read would give."""
-        out: dict[str, np.ndarray] = {}
-        for k, field in enumerate(self.header):
-            if k in self.bad:  # the first field in header order with a bad value, as read at once
-                raise self.rep.fail(None, f"field {field!r} holds a value that is not a finite number: "
-                                          f"{str(self.bad[k])[:40]!r}")
-            if field in _ADDR or field in _PORT:
+def _fast(body: bytes, start: int, header: list, sep: str, header_line: str, text_fields: dict):
+    """Columns read by pandas' C parser, numbers converted there; :class:`_NotFast` when the
+    file needs the line-by-line path. Returns ``({k: float array or (codes, labels)}, rows)``."""
+    ncol = len(header)
+    numeric = {k for k, f in enumerate(header) if _kind(f) in ("float", "int") and k not in text_fields}
+    # rows that pandas would take silently: a first row wider than the header (pandas turns
+    # the extra fields into index levels; a 400 KB row took 18 s), a last line cut short (its
+    # missing fields read as empty), the header again (exports appended to one file)
+    first = _first_nonblank(body, 199, start)
+    if first.count(sep.encode()) > ncol - 1 or _fields_of(_last_nonblank(body, start), sep) not in (0, ncol):
+        raise _NotFast
+    if body.find(("\n" + header_line).encode("utf-8", "surrogatepass"), start - 1) >= 0:
+        raise _NotFast
+    # pandas reads the numbers; addresses, ports and flags as categories (pandas gives their
+    # categories a type, e.g. 45000 or True, whose text is the field's); every other field as
+    # text, whose distinct values decide its type (see _auto)
+    coded = {k for k, f in enumerate(header) if _kind(f) in ("addr", "port", "flag")}
+    dtype = {k: "float64" if k in numeric else "category" if k in coded else object for k in range(ncol)}
+    parts: dict[int, list] = {k: [] for k in range(ncol)}
+    n = 0
+    buffer = io.BytesIO(body)  # shares body's memory; read from the current position
+    buffer.seek(start)
+    try:
+        reader = pd.read_csv(buffer, sep=sep, header=None, names=list(range(ncol)), dtype=dtype,
+                             keep_default_na=False, na_values={k: [""] for k in numeric}, quotechar='"',
+                             engine="c", skip_blank_lines=True, chunksize=_ROWS_PER_BLOCK)
+        with reader:
+            for table in reader:
+                for k in range(ncol):
+                    col = table[k]
+                    if k in numeric:
+                        parts[k].append(col.to_numpy(dtype=float))
+                    elif k in coded:
+                        cat = col.array
+                        parts[k].append((cat.codes, cat.categories))
+                    else:
+                        parts[k].append(pd.factorize(col.to_numpy(dtype=object)))
+                n += len(table)
+    except (ValueError, pd.errors.ParserError, csv.Error):
+        raise _NotFast from None
+    cols = {}
+    for k in range(ncol):
+        if k in numeric:
+            v = _join(parts.pop(k), float)
+            if np.isinf(v).any():  # 1e999: the line-by-line path names the value
+                raise _NotFast
+            cols[k] = v
+        else:
+            # each block's codes, merged over the blocks by the text of their labels
+            labels: dict[str, int] = {}
+            codes = []
+            for block_codes, block_labels in parts.pop(k):
+                remap = np.array([labels.setdefault(str(x), len(labels)) for x in block_labels] + [-1],
+                                 dtype=np.int32)
+                codes.append(remap[block_codes])  # int32 codes: a row index fits, half the memory
+            cols[k] = (_join(codes, np.int32), list(labels))
+    return cols, n
+
+
+def _slow(body: bytes, start: int, header: list, sep: str, rep: Report, hi: int, text_fields: dict):
+    """The line-by-line path (csv module): ragged rows are malformed, the values of
+    ``-E occurrence=a`` given back to their fields; same result shape as :func:`_fast`."""
+    ncol = len(header)
+    rows = []
+    reader = csv.reader(io.StringIO(body[start:].decode("utf-8", "surrogatepass")), delimiter=sep, quotechar='"')
+    for i, fields in enumerate(_guarded(reader, rep, hi + 2), start=hi + 2):
+        if not fields or (len(fields) == 1 and not fields[0].strip()):
+            continue
+        if len(fields) != ncol:
+            # far too many fields cannot be a realignable row (and _realign would be slow)
+            fixed = _realign(header, fields) if sep == "," and len(fields) <= 2 * ncol + 8 else None
+            if fixed is None:
+                rep.bad(i, sep.join(fields))
                 continue
-            col, kind = _FIELDS.get(field, (field.replace(".", "_"), "auto"))
-            values = _join(self.parts.pop(k), bool if kind == "flag" else float if kind in ("float", "int") else object)
-            if kind == "flag":
-                out[col] = values
-            elif kind in ("float", "int"):
-                res = _as_int(values) if kind == "int" else values
-                if col in out and col == "ecn":
-                    res = np.where(np.isnan(np.asarray(out[col], dtype=float)), res, out[col])
-                out[col] = res
-            elif any("," in v for v in values):  # -E occurrence=a: keep every occurrence of an unknown field
-                out[col] = np.array([v.strip() for v in values], dtype=object)
-            else:
-                num, bad = _numbers(values)
-                if bad is not None:
-                    raise self.rep.fail(None, f"field {field!r} holds a value that is not a finite number: "
-                                              f"{str(bad)[:40]!r}")
-                num = _as_int(num)
-                empty = np.array([_first(v) == "" for v in values], dtype=bool)
-                if np.all(np.isnan(np.asarray(num, dtype=float)) <= empty):
-                    out[col] = num
-                else:
-                    out[col] = np.array([_first(v) for v in values], dtype=object)
-        if "time_s" not in out and "epoch_s" in out:
-            out["time_s"] = out["epoch_s"]
-        for side in ("src", "dst"):
-            if self.addr[side]:
-                out[side] = _join(self.addr[side], object)
-        return out, self.n
+            fields = fixed
+        elif [f.strip() for f in fields] == header:  # the header again: exports appended to one file
+            rep.bad(i, sep.join(fields))
+            continue
+        rows.append(fields)
+        rep.ok()
+    cols = {}
+    for k, field in enumerate(header):
+        values = np.array([r[k] for r in rows], dtype=object)
+        if _kind(field) in ("float", "int") and k not in text_fields:
+            num, bad = _numbers(values)
+            if bad is not None:
+                col = _FIELDS[field][0]
+                raise _Retry(k, {"column": col, "field": field, "value": str(values[bad])[:40], "row": int(bad) + 1})
+            cols[k] = num
+        else:
+            if k in text_fields:
+                values = np.array([_first(v) for v in values], dtype=object)
+            codes, labels = pd.factorize(values)
+            cols[k] = (np.asarray(codes, dtype=np.int64), list(labels))
+    return cols, len(rows)
+
+
+def _finish(header: list, cols: dict, n: int, text_fields: dict) -> dict:
+    """The frame's columns, in the order of the header, from what :func:`_fast` or :func:`_slow` read."""
+    out: dict[str, object] = {}
+    ends: dict[str, dict[str, list]] = {"src": {"addr": [], "port": []}, "dst": {"addr": [], "port": []}}
+    for k, field in enumerate(header):
+        kind = _kind(field)
+        if kind in ("addr", "port"):
+            side = (_ADDR if kind == "addr" else _PORT)[field]
+            ends[side][kind].append(cols.pop(k))
+            continue
+        col = _FIELDS.get(field, (field.replace(".", "_"), "auto"))[0]
+        if kind == "flag":
+            codes, labels = cols.pop(k)
+            lookup = np.array([_first(x) not in _FALSE for x in labels] + [False])
+            out[col] = lookup[codes]
+        elif kind in ("float", "int") and k not in text_fields:
+            values = cols.pop(k)
+            res = _as_int(values) if kind == "int" else values
+            if col in out and col == "ecn":  # ip.dsfield.ecn and ipv6.tclass.ecn: whichever is given
+                res = np.where(np.isnan(np.asarray(out[col], dtype=float)), res, out[col])
+            out[col] = res
+        elif kind in ("float", "int"):
+            codes, labels = cols.pop(k)
+            out[col] = _categorical(codes, labels)
+        else:
+            out[col] = _auto(*cols.pop(k))
+    if "time_s" not in out and "epoch_s" in out:
+        out["time_s"] = out["epoch_s"]
+    for side, parts in ends.items():
+        if parts["addr"] or parts["port"]:
+            out[side] = _endpoints(parts["addr"], parts["port"], n)
+    return out
+
+
+def _merge_codes(entries: list, n: int, first: bool = True):
+    """One code per row over several fields (a later field's non-empty value wins, as
+    ``ip.src`` and ``ipv6.src`` share ``src``); -1 where every field is empty.
+    Returns ``(codes, labels)``; with *first* only the first occurrence of each value."""
+    out = np.full(n, -1, dtype=np.int32)
+    labels: list[str] = []
+    for codes, cats in entries:
+        cats = [_first(x) if first else x.strip() for x in cats]
+        given = np.array([x != "" for x in cats] + [False])
+        out = np.where(given[codes], codes + len(labels), out)
+        labels.extend(cats)
+    return out, labels
+
+
+def _endpoints(addr_entries: list, port_entries: list, n: int):
+    """``ip:port`` (``[ipv6]:port``) per row as a Categorical, the address alone without a
+    port, missing without an address; computed once per distinct pair."""
+    ai, al = _merge_codes(addr_entries, n)
+    pi, pl = _merge_codes(port_entries, n)
+    width = len(pl) + 1
+    pair = (ai + 1) * width + (pi + 1)
+    uniq, inverse = np.unique(pair, return_inverse=True)
+    names = []
+    for u in uniq:
+        a, p = int(u // width) - 1, int(u % width) - 1
+        x = al[a] if a >= 0 else ""
+        y = pl[p] if p >= 0 else ""
+        names.append((f"[{x}]:{y}" if ":" in x else f"{x}:{y}") if x and y else x)
+    return _categorical(inverse.reshape(-1), names)
+
+
+def _categorical(codes: np.ndarray, labels: list) -> pd.Categorical:
+    """A Categorical of ``labels[codes]`` (sorted categories, duplicates merged, "" and code
+    -1 missing)."""
+    cats = sorted(set(labels) - {""})
+    where = {c: i for i, c in enumerate(cats)}
+    remap = np.array([where.get(x, -1) for x in labels] + [-1], dtype=np.int64)
+    return pd.Categorical.from_codes(remap[codes], categories=pd.Index(cats, dtype="str"))
+
+
+_HEXNUM = re.compile(r"^0[xX][0-9a-fA-F]{1,15}$")
+
+
+def _auto(codes: np.ndarray, labels: list):
+    """A field this reader does not know, typed by its values (each distinct value looked
+    at once): numbers (``0x`` hexadecimal included, ``tcp.flags = 0x0002``) are numbers,
+    ``True``/``False`` booleans, anything else (``_ws.col.Protocol``, addresses, several
+    occurrences ``1449,2897``) text in a Categorical; empty values are missing."""
+    stripped = [x.strip() for x in labels]
+    given = [x for x in stripped if x != ""]
+    if not given or any("," in x for x in given):
+        return _categorical(codes, stripped)
+    num = pd.to_numeric(pd.Series(stripped, dtype=object).replace("", None), errors="coerce").to_numpy(dtype=float)
+    empty = np.array([x == "" for x in stripped], dtype=bool)
+    if np.all(np.isfinite(num) | empty):
+        return _as_int(np.append(num, np.nan)[codes])
+    if all(_HEXNUM.match(x) for x in given):
+        num = np.array([int(x, 16) if x else np.nan for x in stripped] + [np.nan], dtype=float)
+        return _as_int(num[codes])
+    if set(given) <= {"True", "False"} and not (empty[codes].any() or (codes < 0).any()):
+        return np.array([x == "True" for x in stripped] + [False])[codes]
+    return _categorical(codes, stripped)
 
 
 def _join(parts: list, dtype) -> np.ndarray:
@@ -426,15 +563,18 @@ def _join(parts: list, dtype) -> np.ndarray:
 
 
 def _numbers(values):
-    """``(float values, first value that is no finite number or None)``; empty fields are NaN."""
+    """``(float values, index of the first value that is no finite number or None)``; empty
+    fields are NaN, the first occurrence of several counts, ``0x`` hexadecimal is read."""
     s = pd.Series([_first(v) for v in values], dtype=object)
     num = pd.to_numeric(s.where(s != "", None), errors="coerce").to_numpy(dtype=float)
-    given = s.notna().to_numpy() & (s != "").to_numpy()
-    bad = None
-    if np.isinf(num).any() or (np.isnan(num) & given).any():
-        # a value that is not a number (or overflows) would otherwise become a silent NaN
-        bad = next(v for v, x, g in zip(values, num, given) if np.isinf(x) or (np.isnan(x) and g))
-    return num, bad
+    given = (s != "").to_numpy()
+    bad = np.flatnonzero(np.isinf(num) | (np.isnan(num) & given))
+    if len(bad):
+        for i in bad:
+            if _HEXNUM.match(s[i]):
+                num[i] = float(int(s[i], 16))
+        bad = np.flatnonzero(np.isinf(num) | (np.isnan(num) & given))
+    return num, (int(bad[0]) if len(bad) else None)
 
 
 def _as_int(num: np.ndarray) -> np.ndarray:
