@@ -82,9 +82,12 @@ def _build_parser() -> argparse.ArgumentParser:
     p_solve.add_argument("--csv", action="store_true", help="print CSV (base units) instead of a table")
 
     p_convert = sub.add_parser("convert", help="turn a tool's output into a tidy CSV")
-    p_convert.add_argument("file", help="tool output (iperf, iperf3, ping, ss, tc, tcp_probe, ns-3, ...)")
+    p_convert.add_argument("file", help="tool output (iperf, iperf3, ping, Windows ping, ss, tc, tcp_probe, ns-3, "
+                                        "tshark, Wireshark's CSV export, ...)")
     p_convert.add_argument("-o", "--output", required=True, help="CSV file to write")
-    p_convert.add_argument("--format", default=None, help="force a format instead of sniffing it")
+    p_convert.add_argument("--format", default=None,
+                           help="force a format instead of sniffing it: labtool, iperf, iperf3, ping, ping_windows, "
+                                "tcp_probe, ss, tc_qdisc, qlen, ns3, tshark, wireshark_csv")
 
     p_meas = sub.add_parser("measurements", help="build the measurement table from raw files (a manifest)")
     meas_sub = p_meas.add_subparsers(dest="action", required=True)

@@ -57,7 +57,7 @@ def test_read_with_explicit_format_and_aliases():
     assert m.read(DATA / "iperf2.csv", format="iperf2").attrs["format"] == "iperf"
     assert m.read(DATA / "tcpprobe_proc11.txt", format="tcpprobe", port=5001).shape[0] == 4
     with pytest.raises(ValueError, match="format: expected one of"):
-        m.read(DATA / "iperf2.csv", format="wireshark")
+        m.read(DATA / "iperf2.csv", format="netflow")
 
 
 def test_read_unknown_format_names_the_line():

@@ -19,16 +19,19 @@ FORMATS = {
     "iperf": ("iperf2", "read_iperf"),
     "iperf3": ("iperf3", "read_iperf3"),
     "ping": ("ping", "read_ping"),
+    "ping_windows": ("ping_windows", "read_ping_windows"),
     "tcp_probe": ("tcpprobe", "read_tcp_probe"),
     "ss": ("ss", "read_ss"),
     "tc_qdisc": ("tc", "read_tc_qdisc"),
     "qlen": ("tc", "read_qlen"),
     "ns3": ("ns3", "read_ns3"),
     "tshark": ("tshark", "read_tshark"),
+    "wireshark_csv": ("wireshark", "read_wireshark_csv"),
 }
 _ALIASES = {
     "iperf2": "iperf", "tcpprobe": "tcp_probe", "tcp-probe": "tcp_probe", "tc": "tc_qdisc", "qdisc": "tc_qdisc",
     "ns-3": "ns3", "lab": "labtool", "queue": "qlen", "cs244_qlen": "qlen",
+    "windows_ping": "ping_windows", "wireshark": "wireshark_csv", "wireshark-csv": "wireshark_csv", "ping-windows": "ping_windows", "winping": "ping_windows",
 }
 
 _HEAD_BYTES = 1 << 16
@@ -36,6 +39,15 @@ _HEAD_BYTES = 1 << 16
 # ping lines may carry a bare epoch prefix ("1741592039.956 PING ..."), added by a shell loop or ts
 _EPOCH = r"(?:\[?\d{9,}(?:\.\d+)?\]?\s+)?"
 _PING = re.compile(r"bytes from .*(?:icmp_[sr]eq|seq)=\d+|^" + _EPOCH + r"(?:PING \S+?\s?\(|PING6\(|\d+ packets transmitted)")
+# Windows ping in any language: a reply "<words> <addr>: <w>=32 <w>=12ms TTL=117" (IPv6: "...: <w>=11ms"),
+# or the statistics "<w>: <w> = 4, <w> = 4, <w> = 0"; recognised by structure, not by words
+_PING_WIN = re.compile(
+    r"^[^=<]{0,80}?[0-9A-Fa-f.:%]{3,}[^=<:：]{0,40}?\s?[:：]\s*(?:[^=<]{1,30}?\s?=\s?\d+\s+)?[^=<\d]{1,30}?\s?[=<]\s?\d+\s?"
+    r"(?:ms|мс|мсек)(?:\s+TTL\s?=\s?\d+)?\s*$"
+    r"|^\s*[^=]{1,40}[:：]\s*[^=]{1,30}=\s*\d+\s*[,，、]\s*[^=]{1,30}=\s*\d+\s*[,，、]\s*[^=]{1,30}=\s*\d+\s*[(（]"
+    # the banner "Pinging 8.8.8.8 with 32 bytes of data:" (a run of timeouts has nothing else)
+    r"|^[^=]{0,60}\b[Pp]ing[^=]{0,60}?\d{1,3}(?:\.\d{1,3}){3}[^=]{0,60}?\s\d{1,5}\s[^=]{1,40}[:：]$"
+)
 _LABTOOL = re.compile(
     r"^\s*\d+(?:\.\d+)?\s*s\s*-\s*(?:sent|received):|^\s*\d+(?:\.\d+)?\s*:\s*\d+(?:\.\d+)?\s*kb(?:ps|/s|its/s|it/s)\s+avg",
     re.I,
@@ -60,6 +72,8 @@ _IPERF_HEADER = re.compile(r"^\[\s*ID\]\s+Interval\b")
 # a header of tshark field names; the first one of a protocol (column fields "_ws.col.Protocol" too)
 _TSHARK = re.compile(r"^\"?(?:frame|eth|sll|vlan|arp|ip|ipv6|icmp|icmpv6|tcp|udp|sctp|_ws|dns|http|tls|quic|mqtt|data"
                      r"|wlan|radiotap|llc)\.[\w.-]+\"?(?:[,\t;|]\"?[\w.-]+\"?)*$")
+# Wireshark's CSV export: the titles of its packet list, "No.","Time",... (also a spreadsheet's resave)
+_WIRESHARK = re.compile(r'^#?\s*"?No\."?\s*[,;\t]\s*"?Time"?\s*[,;\t]')
 _QLEN = re.compile(r"^\d+(?:\.\d+)?,\d+$")
 _NS3 = re.compile(r"^[-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?(?:\s+[-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?){1,2}$")
 
@@ -133,6 +147,8 @@ def sniff_format(text: str) -> str | None:
         return "tcp_probe"
     if any(_PING.search(ln) for ln in content[:50]):
         return "ping"
+    if any(_PING_WIN.match(ln.strip()) for ln in content[:50] if len(ln) < 400):
+        return "ping_windows"
     if any(_LABTOOL.match(ln) for ln in content[:50]):
         return "labtool"
     hint3 = sum(bool(_IPERF3_HINT.search(ln.strip())) for ln in content)
@@ -147,6 +163,8 @@ def sniff_format(text: str) -> str | None:
         return "tc_qdisc"
     if data and _TSHARK.match(data[0].strip()):
         return "tshark"
+    if content and _WIRESHARK.match(content[0].strip()):
+        return "wireshark_csv"
     if data and sum(bool(_QLEN.match(ln.strip())) for ln in data[:20]) >= max(1, len(data[:20]) // 2):
         return "qlen"
     if data and sum(bool(_NS3.match(ln.strip())) for ln in data[:20]) >= max(1, len(data[:20]) // 2):
@@ -167,10 +185,12 @@ def read(path, format: str | None = None, **kwargs):
     path : str, path-like, file object or text
         The tool output (see :mod:`labcalc.measure` for the accepted inputs).
     format : str, optional
-        One of ``"labtool"``, ``"iperf"``, ``"iperf3"``, ``"ping"``, ``"tcp_probe"``, ``"ss"``,
-        ``"tc_qdisc"``, ``"qlen"``, ``"ns3"``, ``"tshark"`` (aliases such as ``"iperf2"``,
-        ``"tcpprobe"``, ``"tc"`` are accepted). By default the beginning of the source is
-        inspected.
+        One of ``"labtool"``, ``"iperf"``, ``"iperf3"``, ``"ping"`` (iputils, BusyBox, macOS),
+        ``"ping_windows"`` (any language), ``"tcp_probe"``, ``"ss"``, ``"tc_qdisc"``, ``"qlen"``,
+        ``"ns3"``, ``"tshark"`` (``-T fields``), ``"wireshark_csv"`` (Wireshark's CSV export);
+        aliases such as ``"iperf2"``, ``"tcpprobe"``, ``"tc"``, ``"windows_ping"``,
+        ``"wireshark"`` are accepted. A manifest's ``format`` key takes the same names. By
+        default the beginning of the source is inspected.
     **kwargs
         Passed to the reader (e.g. ``port=5001`` for ``tcp_probe``).
 

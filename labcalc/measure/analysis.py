@@ -656,6 +656,14 @@ def receive_rate(df: pd.DataFrame, window_s: float, *, step_s: float | None = No
     frame = df[df["time_s"].notna()].sort_values("time_s", kind="stable")
     t = frame["time_s"].to_numpy(dtype=float)
     if "bytes" in frame.columns and packet_bytes is None:
+        unknown = frame["bytes"].isna().to_numpy()
+        if df.attrs.get("bytes_partial") and unknown.any():
+            # Wireshark's CSV export: the Info column of a TLS or HTTP row shows no TCP length,
+            # so a missing value is not 0 bytes (in a tshark export it is: a packet without TCP)
+            raise ValueError(f"df: {int(unknown.sum())} row(s) have no 'bytes' (e.g. row {int(np.flatnonzero(unknown)[0])}: "
+                             "the Info column of a protocol above TCP shows no length); receive_rate will not count "
+                             "them as 0: count whole frames (df.assign(bytes=df['frame_bytes'])), keep the rows with "
+                             "a length (df[df['bytes'].notna()]), or export with Wireshark's 'TCP Segment Len' column")
         b = frame["bytes"].fillna(0).to_numpy(dtype=float)
         cnt = np.ones(len(t))
     elif packet_bytes is not None:

@@ -32,7 +32,8 @@ Every key of a ``[[measurement]]`` table:
     refused.
 ``format``
     The reader (``iperf3``, ``iperf``, ``ping``, ``ss``, ``tc_qdisc``, ``qlen``,
-    ``tcp_probe``, ``labtool``, ``ns3``, ``tshark``); recognised from the content otherwise.
+    ``tcp_probe``, ``labtool``, ``ns3``, ``tshark``, ``ping_windows``, ``wireshark_csv``;
+    the names: ``labcalc.measure.read``); recognised from the content otherwise.
 ``window_s``
     ``[start, end]`` in seconds, always: iperf intervals count from the start of the
     test; timestamped logs (ping ``-D``, ss, tc, tcp_probe, the queue log) from their

@@ -27,7 +27,8 @@ _REPLY = re.compile(
 _STATS = re.compile(
     # counts of at most 19 digits (they fit an int64): a longer one is a malformed line
     r"^(?P<tx>\d{1,19}) packets transmitted, (?P<rx>\d{1,19}) (?:packets )?received"
-    r"(?:, \+(?P<dup>\d{1,19}) duplicates)?(?:, \+(?P<err>\d{1,19}) errors)?"
+    # iputils: ", +2 duplicates"; BusyBox: ", 2 duplicates"
+    r"(?:, \+?(?P<dup>\d{1,19}) duplicates)?(?:, \+(?P<err>\d{1,19}) errors)?"
     r"(?:, (?P<loss>\d+(?:\.\d+)?)% packet loss)?(?:, time (?P<time>\d+)ms)?"
 )
 _RTT = re.compile(
@@ -157,7 +158,7 @@ _SUMMARY_KEYS = ("transmitted", "received", "duplicates", "errors", "loss", "tim
                  "rtt_min_s", "rtt_avg_s", "rtt_max_s", "rtt_mdev_s")
 
 
-def _run_entry(run: dict, replies: int) -> dict:
+def run_entry(run: dict, replies: int) -> dict:
     """Summary of one run: its own statistics, or NaN counters when ping printed none."""
     summary = run.get("summary", {})
     entry = {"target": run.get("target"), "first_line": run.get("first_line"),
@@ -167,7 +168,7 @@ def _run_entry(run: dict, replies: int) -> dict:
     return entry
 
 
-def _total(runs: list[dict]) -> dict:
+def runs_total(runs: list[dict]) -> dict:
     """Statistics of several complete runs taken together (see :func:`read_ping`, Notes)."""
     tx = sum(r["transmitted"] for r in runs)
     rx = sum(r["received"] for r in runs)
@@ -370,15 +371,15 @@ def read_ping(path) -> pd.DataFrame:
             extra["target"] = runs[0]["target"]
         if runs and runs[0].get("summary"):
             extra["summary"] = runs[0]["summary"]
-        extra["runs"] = [_run_entry(runs[0] if runs else {}, len(df))]
+        extra["runs"] = [run_entry(runs[0] if runs else {}, len(df))]
     else:
         replies = np.bincount(frame["run"], minlength=len(runs))
-        extra["runs"] = [_run_entry(r, replies[k]) for k, r in enumerate(runs)]
+        extra["runs"] = [run_entry(r, replies[k]) for k, r in enumerate(runs)]
         targets = list(dict.fromkeys(r["target"] for r in extra["runs"] if r["target"] is not None))
         extra["target"] = targets[0] if len(targets) == 1 else targets
         complete = [r for r in extra["runs"] if r["complete"]]
         if complete:
-            extra["summary"] = _total(complete)
+            extra["summary"] = runs_total(complete)
         cut = len(extra["runs"]) - len(complete)
         extra["notes"] = [
             f"{len(runs)} ping runs in one file (each 'PING' banner starts one; column 'run')"

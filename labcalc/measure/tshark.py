@@ -9,6 +9,7 @@ import re
 import numpy as np
 import pandas as pd
 
+from ._columns import HEXNUM, as_int, categorical, endpoints, first_value, join, merge_blocks, typed
 from ._common import Report, open_bytes
 
 __all__ = ["read_tshark"]
@@ -62,11 +63,6 @@ _FIELDS = {
 _ADDR = {"ip.src": "src", "ipv6.src": "src", "ip.dst": "dst", "ipv6.dst": "dst"}
 _PORT = {"tcp.srcport": "src", "udp.srcport": "src", "tcp.dstport": "dst", "udp.dstport": "dst"}
 _FALSE = {"", "0", "false", "False", "FALSE", "no"}
-
-
-def _first(v: str) -> str:
-    # with -E occurrence=a several values are joined by the aggregator (',' by default)
-    return v.split(",", 1)[0].strip() if v else ""
 
 
 _IP = re.compile(r"^(?:\d{1,3}(?:\.\d{1,3}){3}|[0-9A-Fa-f]*:[0-9A-Fa-f:.]*(?:%\S+)?)$")
@@ -376,7 +372,7 @@ def _fast(body: bytes, start: int, header: list, sep: str, header_line: str, tex
         raise _NotFast
     # pandas reads the numbers; addresses, ports and flags as categories (pandas gives their
     # categories a type, e.g. 45000 or True, whose text is the field's); every other field as
-    # text, whose distinct values decide its type (see _auto)
+    # text, whose distinct values decide its type (see _columns.typed)
     coded = {k for k, f in enumerate(header) if _kind(f) in ("addr", "port", "flag")}
     dtype = {k: "float64" if k in numeric else "category" if k in coded else object for k in range(ncol)}
     parts: dict[int, list] = {k: [] for k in range(ncol)}
@@ -404,19 +400,12 @@ def _fast(body: bytes, start: int, header: list, sep: str, header_line: str, tex
     cols = {}
     for k in range(ncol):
         if k in numeric:
-            v = _join(parts.pop(k), float)
+            v = join(parts.pop(k), float)
             if np.isinf(v).any():  # 1e999: the line-by-line path names the value
                 raise _NotFast
             cols[k] = v
         else:
-            # each block's codes, merged over the blocks by the text of their labels
-            labels: dict[str, int] = {}
-            codes = []
-            for block_codes, block_labels in parts.pop(k):
-                remap = np.array([labels.setdefault(str(x), len(labels)) for x in block_labels] + [-1],
-                                 dtype=np.int32)
-                codes.append(remap[block_codes])  # int32 codes: a row index fits, half the memory
-            cols[k] = (_join(codes, np.int32), list(labels))
+            cols[k] = merge_blocks(parts.pop(k))  # each block's codes, merged by the text of their labels
     return cols, n
 
 
@@ -452,7 +441,7 @@ def _slow(body: bytes, start: int, header: list, sep: str, rep: Report, hi: int,
             cols[k] = num
         else:
             if k in text_fields:
-                values = np.array([_first(v) for v in values], dtype=object)
+                values = np.array([first_value(v) for v in values], dtype=object)
             codes, labels = pd.factorize(values)
             cols[k] = (np.asarray(codes, dtype=np.int64), list(labels))
     return cols, len(rows)
@@ -471,114 +460,37 @@ def _finish(header: list, cols: dict, n: int, text_fields: dict) -> dict:
         col = _FIELDS.get(field, (field.replace(".", "_"), "auto"))[0]
         if kind == "flag":
             codes, labels = cols.pop(k)
-            lookup = np.array([_first(x) not in _FALSE for x in labels] + [False])
+            lookup = np.array([first_value(x) not in _FALSE for x in labels] + [False])
             out[col] = lookup[codes]
         elif kind in ("float", "int") and k not in text_fields:
             values = cols.pop(k)
-            res = _as_int(values) if kind == "int" else values
+            res = as_int(values) if kind == "int" else values
             if col in out and col == "ecn":  # ip.dsfield.ecn and ipv6.tclass.ecn: whichever is given
                 res = np.where(np.isnan(np.asarray(out[col], dtype=float)), res, out[col])
             out[col] = res
         elif kind in ("float", "int"):
             codes, labels = cols.pop(k)
-            out[col] = _categorical(codes, labels)
+            out[col] = categorical(codes, labels)
         else:
-            out[col] = _auto(*cols.pop(k))
+            out[col] = typed(*cols.pop(k))
     if "time_s" not in out and "epoch_s" in out:
         out["time_s"] = out["epoch_s"]
     for side, parts in ends.items():
         if parts["addr"] or parts["port"]:
-            out[side] = _endpoints(parts["addr"], parts["port"], n)
+            out[side] = endpoints(parts["addr"], parts["port"], n)
     return out
-
-
-def _merge_codes(entries: list, n: int, first: bool = True):
-    """One code per row over several fields (a later field's non-empty value wins, as
-    ``ip.src`` and ``ipv6.src`` share ``src``); -1 where every field is empty.
-    Returns ``(codes, labels)``; with *first* only the first occurrence of each value."""
-    out = np.full(n, -1, dtype=np.int32)
-    labels: list[str] = []
-    for codes, cats in entries:
-        cats = [_first(x) if first else x.strip() for x in cats]
-        given = np.array([x != "" for x in cats] + [False])
-        out = np.where(given[codes], codes + len(labels), out)
-        labels.extend(cats)
-    return out, labels
-
-
-def _endpoints(addr_entries: list, port_entries: list, n: int):
-    """``ip:port`` (``[ipv6]:port``) per row as a Categorical, the address alone without a
-    port, missing without an address; computed once per distinct pair."""
-    ai, al = _merge_codes(addr_entries, n)
-    pi, pl = _merge_codes(port_entries, n)
-    width = len(pl) + 1
-    pair = (ai + 1) * width + (pi + 1)
-    uniq, inverse = np.unique(pair, return_inverse=True)
-    names = []
-    for u in uniq:
-        a, p = int(u // width) - 1, int(u % width) - 1
-        x = al[a] if a >= 0 else ""
-        y = pl[p] if p >= 0 else ""
-        names.append((f"[{x}]:{y}" if ":" in x else f"{x}:{y}") if x and y else x)
-    return _categorical(inverse.reshape(-1), names)
-
-
-def _categorical(codes: np.ndarray, labels: list) -> pd.Categorical:
-    """A Categorical of ``labels[codes]`` (sorted categories, duplicates merged, "" and code
-    -1 missing)."""
-    cats = sorted(set(labels) - {""})
-    where = {c: i for i, c in enumerate(cats)}
-    remap = np.array([where.get(x, -1) for x in labels] + [-1], dtype=np.int64)
-    return pd.Categorical.from_codes(remap[codes], categories=pd.Index(cats, dtype="str"))
-
-
-_HEXNUM = re.compile(r"^0[xX][0-9a-fA-F]{1,15}$")
-
-
-def _auto(codes: np.ndarray, labels: list):
-    """A field this reader does not know, typed by its values (each distinct value looked
-    at once): numbers (``0x`` hexadecimal included, ``tcp.flags = 0x0002``) are numbers,
-    ``True``/``False`` booleans, anything else (``_ws.col.Protocol``, addresses, several
-    occurrences ``1449,2897``) text in a Categorical; empty values are missing."""
-    stripped = [x.strip() for x in labels]
-    given = [x for x in stripped if x != ""]
-    if not given or any("," in x for x in given):
-        return _categorical(codes, stripped)
-    num = pd.to_numeric(pd.Series(stripped, dtype=object).replace("", None), errors="coerce").to_numpy(dtype=float)
-    empty = np.array([x == "" for x in stripped], dtype=bool)
-    if np.all(np.isfinite(num) | empty):
-        return _as_int(np.append(num, np.nan)[codes])
-    if all(_HEXNUM.match(x) for x in given):
-        num = np.array([int(x, 16) if x else np.nan for x in stripped] + [np.nan], dtype=float)
-        return _as_int(num[codes])
-    if set(given) <= {"True", "False"} and not (empty[codes].any() or (codes < 0).any()):
-        return np.array([x == "True" for x in stripped] + [False])[codes]
-    return _categorical(codes, stripped)
-
-
-def _join(parts: list, dtype) -> np.ndarray:
-    if not parts:
-        return np.zeros(0, dtype=dtype)
-    return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
 
 def _numbers(values):
     """``(float values, index of the first value that is no finite number or None)``; empty
     fields are NaN, the first occurrence of several counts, ``0x`` hexadecimal is read."""
-    s = pd.Series([_first(v) for v in values], dtype=object)
+    s = pd.Series([first_value(v) for v in values], dtype=object)
     num = pd.to_numeric(s.where(s != "", None), errors="coerce").to_numpy(dtype=float)
     given = (s != "").to_numpy()
     bad = np.flatnonzero(np.isinf(num) | (np.isnan(num) & given))
     if len(bad):
         for i in bad:
-            if _HEXNUM.match(s[i]):
+            if HEXNUM.match(s[i]):
                 num[i] = float(int(s[i], 16))
         bad = np.flatnonzero(np.isinf(num) | (np.isnan(num) & given))
     return num, (int(bad[0]) if len(bad) else None)
-
-
-def _as_int(num: np.ndarray) -> np.ndarray:
-    """int64 when every value is a whole number of int64's range, else unchanged."""
-    if not np.isnan(num).any() and np.all(num == np.round(num)) and np.all(np.abs(num) < 2.0**63):
-        return num.astype(np.int64)
-    return num
