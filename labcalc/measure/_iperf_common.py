@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ._common import BIN, DEC
+from ._vector import LBRACK, LPAREN, MINUS, RBRACK, SLASH, SPACE, TAB, Lines, parse_decimal, parse_uint
 
 FORMAT2 = "iperf"
 EXPECTED2 = (
@@ -191,3 +192,119 @@ def udp_columns(row: dict, mu: re.Match) -> None:
     row["packets"] = float(mu["total"])
     row["loss"] = row["lost_packets"] / row["packets"] if row["packets"] else np.nan
 
+
+# --------------------------------------------------------------------------------------
+# interval lines read in bulk (numpy), for the fast paths of both readers
+
+_KMGT = np.zeros(256, dtype=bool)  # the unit prefixes of a transfer and a rate
+_KMGT_UPPER = np.zeros(256, dtype=bool)  # of a window
+for _c in b"KMGTkmgt":
+    _KMGT[_c] = True
+    _KMGT_UPPER[_c] = chr(_c).isupper()
+
+
+def interval_lines(L: Lines, lead: bool = False):
+    """The regular interval lines of a block, read in bulk: ``[ ID] t0-t1 sec X [KMGT]Bytes
+    R [KMGT]bits/sec`` with nothing more, a retransmit count, a count and a window, or a
+    UDP receiver's ``J ms L/T (P%)``; the ID a number or SUM; with *lead*, blanks before
+    the ``[`` (iperf 2). Returns (rows, columns) with the numbers of the rows read (the
+    ``kind`` of tail, the units' letters, the ID's span); direction tags, ``(omitted)``,
+    numbers longer than the patterns' and anything else are left to the patterns, whose
+    limits these are (12 digits, 9 after the point).
+
+    Hand-written on numpy: a pattern's match objects cost more than the rest of a reader.
+    """
+    starts = L.skip(L.starts, L.ends) if lead else L.starts
+    rows = np.flatnonzero((L.ends > starts) & (L.byte(starts) == LBRACK))
+    if not len(rows):
+        return rows, {}
+    s, e = starts[rows], L.ends[rows]
+    first, count = L.runs_in(rows)
+    p = L.skip(s + 1, e)
+    is_sum = L.equals(p, b"SUM]")
+    o = np.where(is_sum, 0, 1)  # the ID is the first number run unless it is SUM
+    i0, i1 = L.run(first)
+    _, id_ok = parse_uint(L, i0, i1)
+    ok = is_sum | ((i0 == p) & (L.byte(L.skip(i1, e)) == RBRACK) & id_ok & (i1 - i0 <= 9))
+    sid_start, sid_end = np.where(is_sum, p, i0), np.where(is_sum, p + 3, i1)
+    after_id = np.where(is_sum, p + 4, L.skip(i1, e) + 1)
+    a0, a1 = L.run(first + o)
+    ok &= (L.byte(after_id) == SPACE) | (L.byte(after_id) == TAB)
+    ok &= a0 == L.skip(after_id, e)
+    b0, b1 = L.run(first + o + 1)
+    dash = L.skip(a1, e)
+    ok &= (L.byte(dash) == MINUS) & (b0 == L.skip(dash + 1, e))
+    sec = L.skip(b1, e)
+    ok &= L.equals(sec, b"sec") & ((L.byte(sec + 3) == SPACE) | (L.byte(sec + 3) == TAB))
+    x0, x1 = L.run(first + o + 2)
+    ok &= x0 == L.skip(sec + 3, e)
+    xu_at = L.skip(x1, e)
+    xu = np.where(_KMGT[L.byte(xu_at)], L.byte(xu_at), 0)
+    xb = xu_at + (xu > 0)
+    ok &= L.equals(xb, b"Bytes") & (xu_at > x1)
+    r0, r1 = L.run(first + o + 3)
+    ok &= (r0 == L.skip(xb + 5, e)) & (r0 > xb + 5)
+    ru_at = L.skip(r1, e)
+    ru = np.where(_KMGT[L.byte(ru_at)], L.byte(ru_at), 0)
+    rb = ru_at + (ru > 0)
+    ok &= L.equals(rb, b"bits/sec") & (ru_at > r1)
+    tail = rb + 8
+    # the tail: kind 0 nothing, 1 a count, 2 a count and a window, 3 jitter ms lost/total (pct%)
+    n_after = count - (o + 4)
+    c0, c1 = L.run(first + o + 4)
+    c_next = L.skip(c1, e)
+    d0, d1 = L.run(first + o + 5)
+    d_next = L.skip(d1, e)
+    kind = np.full(len(rows), -1, dtype=np.int8)
+    kind[(n_after == 0) & (tail == e)] = 0
+    starts_count = (c0 == L.skip(tail, e)) & (c0 > tail)
+    kind[(n_after == 1) & starts_count & (c_next == e)] = 1
+    cu = np.where(_KMGT_UPPER[L.byte(d_next)], L.byte(d_next), 0)
+    cwnd_bytes_at = d_next + (cu > 0)
+    kind[(n_after == 2) & starts_count & (d0 == c_next) & L.equals(cwnd_bytes_at, b"Bytes")
+         & (cwnd_bytes_at + 5 == e) & (d_next > d1)] = 2
+    # UDP receiver: "J ms L/T" and an optional " (P%)"
+    slash = L.skip(d1, e)
+    t0_, t1_ = L.run(first + o + 6)
+    after_tot = L.skip(t1_, e)
+    ms = L.equals(c_next, b"ms") & (d0 == L.skip(c_next + 2, e)) & (d0 > c_next + 2)
+    udp = starts_count & ms & (L.byte(slash) == SLASH) & (t0_ == L.skip(slash + 1, e))
+    p0, p1 = L.run(first + o + 7)
+    pct_ok = (L.byte(after_tot) == LPAREN) & (p0 == after_tot + 1) & L.equals(p1, b"%)") & (p1 + 2 == e)
+    kind[udp & (((n_after == 3) & (t1_ == e)) | ((n_after == 4) & pct_ok))] = 3
+    ok &= kind >= 0
+    good = np.flatnonzero(ok)
+    if not len(good):
+        return good, {}
+    k = kind[good]
+
+    def num(a, b, where=None):  # the pattern's numbers: 12 digits, 9 after the point
+        v, okv = parse_decimal(L, a[good], b[good], max_int=12, max_frac=9)
+        return v, okv if where is None else (okv | ~where)
+
+    def count_of(a, b):  # the pattern's counts: 12 digits
+        v, okv = parse_uint(L, a[good], b[good])
+        return v, okv & (b[good] - a[good] <= 12)
+
+    t0v, ok0 = num(a0, a1)
+    t1v, ok1 = num(b0, b1)
+    xv, okx = num(x0, x1)
+    rv, okr = num(r0, r1)
+    cnt, okc = count_of(c0, c1)
+    okc |= (k == 0) | (k == 3)
+    cw, okw = num(d0, d1, k == 2)
+    jit, okj = num(c0, c1, k == 3)
+    lost, okl = count_of(d0, d1)
+    tot, okt = count_of(t0_, t1_)
+    okl |= k != 3
+    okt |= k != 3
+    valid = ok0 & ok1 & okx & okr & okc & okw & okj & okl & okt
+    good, k = good[valid], k[valid]
+    sel = np.flatnonzero(valid)
+    cols = {
+        "sid_start": sid_start[good], "sid_end": sid_end[good], "t0": t0v[sel], "t1": t1v[sel],
+        "xfer": xv[sel], "xu": xu[good], "rate": rv[sel], "ru": ru[good], "kind": k,
+        "count": cnt[sel].astype(np.float64), "cwnd": cw[sel], "cu": cu[good], "jitter": jit[sel],
+        "lost": lost[sel].astype(np.float64), "total": tot[sel].astype(np.float64),
+    }
+    return rows[good], cols

@@ -27,6 +27,10 @@ _FILL0 = np.array([int.from_bytes(b"0" * k + b"\0" * (8 - k), "little") for k in
 
 PAD = 24
 NL, TAB, SPACE, EQ, COLON, DOT, LBRACK, RBRACK, MINUS, HASH = 10, 9, 32, 61, 58, 46, 91, 93, 45, 35
+SLASH, LPAREN, RPAREN = 47, 40, 41
+_NUMCHAR = np.zeros(256, dtype=bool)
+_NUMCHAR[48:58] = True
+_NUMCHAR[DOT] = True
 
 
 class Lines:
@@ -71,6 +75,7 @@ class Lines:
         self.next_line = first_line + len(nl)
         self._numbers = None
         self._pos = {}
+        self._runs = None
 
     def __len__(self):
         return len(self.starts)
@@ -100,6 +105,33 @@ class Lines:
             p = np.flatnonzero(self.arr[: self.size] == byte)
             self._pos[byte] = p
         return p
+
+    def number_runs(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(starts, ends)`` of the runs of digits and '.' in the chunk, in order (cached)."""
+        if self._runs is None:
+            d = np.diff(_NUMCHAR[self.arr[: self.size]].view(np.int8), prepend=np.int8(0), append=np.int8(0))
+            self._runs = (np.flatnonzero(d == 1), np.flatnonzero(d == -1))
+        return self._runs
+
+    def runs_in(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(index of its first run, number of runs)`` of each row (see :meth:`number_runs`)."""
+        rs, _ = self.number_runs()
+        first = np.searchsorted(rs, self.starts[rows])
+        return first, np.searchsorted(rs, self.ends[rows]) - first
+
+    def run(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(start, end)`` of runs *idx* (an index past the last run gives an empty span at the end)."""
+        rs, re_ = self.number_runs()
+        if not len(rs):
+            z = np.full(len(idx), self.size, dtype=np.int64)
+            return z, z
+        k = np.minimum(idx, len(rs) - 1)
+        past = idx >= len(rs)
+        return np.where(past, self.size, rs[k]), np.where(past, self.size, re_[k])
+
+    def skip(self, pos: np.ndarray, ceil: np.ndarray) -> np.ndarray:
+        """*pos* moved past spaces and tabs (not beyond *ceil*)."""
+        return self.scan_fwd(pos, ceil, b" \t", limit=24)
 
     def count_in_lines(self, byte: int, rows: np.ndarray) -> np.ndarray:
         pos = self.positions(byte)
@@ -255,6 +287,33 @@ def parse_float(L: Lines, start: np.ndarray, end: np.ndarray, max_width: int = 3
     ok &= ~((dot < width) & ~has_frac & (dot == 0))
     val = ip.astype(np.float64) + np.where(has_frac, fp.astype(np.float64) / _POW10[np.clip(flen, 0, 39)], 0.0)
     return np.where(neg, -val, val), ok
+
+
+def parse_decimal(L: Lines, start: np.ndarray, end: np.ndarray, max_int: int = 15, max_frac: int = 15):
+    """Decimal numbers ``digits[.digits]`` read exactly as Python's ``float(text)`` does;
+    returns ``(float64, ok)``.
+
+    The digits without the point form an integer M below 2**53 (15 digits at most) and the
+    value is M / 10**k: both exact in binary, so the quotient is the correctly rounded
+    value, as ``float`` gives it (unlike ``ip + fp / 10**k``, one rounding too many).
+    Longer numbers are not ok (their readers take them line by line), nor numbers with more
+    than *max_int* digits before the point or *max_frac* after it (a reader's pattern limits).
+    """
+    width = end - start
+    ok = (width > 0) & (width <= 16)
+    dot = L.first_at_or_after(DOT, start, end)
+    has_dot = dot < end
+    ip, ok1 = parse_uint(L, start, dot, 10)
+    frac_start = np.where(has_dot, dot + 1, end)
+    flen = end - frac_start
+    fp, ok2 = parse_uint(L, frac_start, end, 10)
+    ok &= ok1 & (ok2 | (flen == 0)) & ~(has_dot & (flen == 0)) & (dot > start)
+    # a second point makes the fraction's digits fail in parse_uint
+    digits = (dot - start) + flen
+    ok &= (digits <= 15) & (dot - start <= max_int) & (flen <= max_frac)
+    mant = ip * _POW10_U[np.clip(flen, 0, 19)] + np.where(flen > 0, fp, np.uint64(0))
+    val = mant.astype(np.float64) / _POW10[np.clip(flen, 0, 39)]
+    return val, ok
 
 
 def span_codes(L: Lines, start: np.ndarray, end: np.ndarray, table: dict[str, int]) -> np.ndarray:

@@ -8,10 +8,12 @@ import numpy as np
 import pandas as pd
 
 from ._common import BIN, DEC, Report, iter_lines, open_text
+from ._vector import Lines, span_codes
 from ._iperf_common import (
     CONNECTED, CONNECT2, E_READS, E_WRITES_PPS, E_WRITES_RTRY, INFORMATIONAL, LETTER_NE, LISTEN2,
     LOOKS_LIKE_REPORT, OUT_OF_ORDER, REPORT, TCP_E_TAIL, UDP_TAIL, EXPECTED2, FORMAT2, bad_numbers,
-    CORE, OPTIONAL, clean_summary, build_frame, frame_columns, parse_report, udp_columns, write_columns,
+    CORE, OPTIONAL, clean_summary, build_frame, frame_columns, interval_lines, parse_report, udp_columns,
+    write_columns,
 )
 
 __all__ = ["read_iperf"]
@@ -692,60 +694,104 @@ for _k in BIN:
 
 
 def _scan_fast(text: str, st: _TextState) -> None:
-    """Read *text* block by block: runs of plain interval lines (:data:`_FAST2`) as columns
-    (:func:`_fast_run`), every other line by :func:`_text_line`."""
+    """Read *text* block by block: runs of plain interval lines as columns (read in bulk by
+    :func:`interval_lines`, or by :data:`_FAST2` for the rest, then :func:`_fast_run`),
+    every other line by :func:`_text_line`."""
     pos, first = 0, 1
     n_text = len(text)
     while True:
         cut = text.find("\n", pos + _BLOCK_CHARS) if pos + _BLOCK_CHARS < n_text else -1
         block = text[pos:] if cut < 0 else text[pos:cut]
-        tuples = _FAST2.findall(block)
-        run = []
-        lines = None
-        for k, t in enumerate(tuples):
+        L = Lines((block + "\n").encode("utf-8", "surrogatepass"), 1)
+        vrows, vcols = interval_lines(L, lead=True)
+        plain = vcols["kind"] == 0 if len(vrows) else np.zeros(0, dtype=bool)
+        vrows = vrows[plain]
+        vcols = {c: v[plain] for c, v in vcols.items()}
+        n = len(L)
+        bulk = np.zeros(n, dtype=bool)
+        bulk[vrows] = True
+        lines = block.split("\n")
+        run: list = []  # consecutive interval lines: (lo, hi, None) read in bulk, (k, k + 1, tuple) by the pattern
+
+        def flush():
+            if run:
+                _fast_run(st, run, first, L, vrows, vcols, lines)
+                run.clear()
+
+        prev = 0
+        for k in np.flatnonzero(~bulk).tolist() + [n]:
+            if prev < k:  # bulk lines prev..k-1
+                if not st.server_report:
+                    run.append((prev, k, None))
+                else:
+                    for j in range(prev, k):
+                        flush()
+                        _text_line(st, first + j, lines[j].rstrip())
+            prev = k + 1
+            if k == n:
+                break
+            m = _FAST2.match(lines[k])
+            t = m.groups(default="") if m else ("",) * 7 + (lines[k],)
             if t[0]:
                 if not st.server_report:
-                    run.append(k)
+                    run.append((k, k + 1, t))
                     continue
-                if lines is None:
-                    lines = block.split("\n")
                 line = lines[k]
             else:
                 line = t[-1]
                 if not line.strip():
                     continue  # a blank line changes nothing
-            if run:
-                _fast_run(st, tuples, run, first)
-                run = []
+            flush()
             _text_line(st, first + k, line.rstrip())
-        if run:
-            _fast_run(st, tuples, run, first)
+        flush()
         if cut < 0:
             return
-        first += len(tuples)
+        first += n
         pos = cut + 1
 
 
-def _fast_run(st: _TextState, tuples: list, ks: list, first: int) -> None:
-    """The plain interval lines *ks* of a block, with no other line between them, as :func:`_text_line` reads them."""
+def _fast_run(st: _TextState, run: list, first: int, L: Lines, vrows: np.ndarray, vcols: dict,
+              lines: list) -> None:
+    """The plain interval lines of *run* ((lo, hi, None): lines lo..hi-1 read in bulk; (k, k + 1,
+    tuple): line k read by the pattern), with no other line between them, as :func:`_text_line`
+    reads them."""
     if st.rows:  # the rows before are complete (no out-of-order line can reach back: see read_iperf)
         st.blocks.add(st.rows)
         st.rows = []
-    st.rep.content(first + ks[0])
+    ks = np.concatenate([np.arange(lo, hi) for lo, hi, _ in run])
+    st.rep.content(first + int(ks[0]))
     st.rep.ok(len(ks))
     n = len(ks)
-    sid, t0, t1, xfer, xu, rate, ru, _ = zip(*[tuples[k] for k in ks])
     cache = st.blocks.cache
-    streams = np.empty(n, dtype=object)
-    streams[:] = list(map(cache.setdefault, sid, sid))
-    cols = {
-        "stream": streams,
-        "start_s": np.array(t0, dtype=np.float64),
-        "end_s": np.array(t1, dtype=np.float64),
-        "bytes": np.array(xfer, dtype=np.float64) * _unit(xu, _BIN_LUT),
-        "rate_bps": np.array(rate, dtype=np.float64) * _unit(ru, _DEC_LUT),
-        "connection": None, "src": None, "dst": None,
-    }
+    if all(t is None for _, _, t in run):
+        sel = np.searchsorted(vrows, ks)
+        v = {c: x[sel] for c, x in vcols.items()}
+        table: dict[str, int] = {}
+        codes = span_codes(L, v["sid_start"], v["sid_end"], table)
+        names = np.empty(len(table), dtype=object)
+        for name, code in table.items():
+            names[code] = cache.setdefault(name, name)
+        streams = names[codes]
+        sid = list(streams)
+        cols = {
+            "stream": streams, "start_s": v["t0"], "end_s": v["t1"],
+            "bytes": v["xfer"] * _BIN_LUT[v["xu"]], "rate_bps": v["rate"] * _DEC_LUT[v["ru"]],
+            "connection": None, "src": None, "dst": None,
+        }
+    else:  # some lines only the pattern read: every line of the run by the pattern, in order
+        tuples = [t if t is not None else _FAST2.match(lines[k]).groups(default="")
+                  for lo, hi, t in run for k in range(lo, hi)]
+        sid, t0, t1, xfer, xu, rate, ru, _ = zip(*tuples)
+        streams = np.empty(n, dtype=object)
+        streams[:] = list(map(cache.setdefault, sid, sid))
+        cols = {
+            "stream": streams,
+            "start_s": np.array(t0, dtype=np.float64),
+            "end_s": np.array(t1, dtype=np.float64),
+            "bytes": np.array(xfer, dtype=np.float64) * _unit(xu, _BIN_LUT),
+            "rate_bps": np.array(rate, dtype=np.float64) * _unit(ru, _DEC_LUT),
+            "connection": None, "src": None, "dst": None,
+        }
     # the stream key of each row, as _split_rows forms it
     key_of = {}
     for s_id in dict.fromkeys(sid):

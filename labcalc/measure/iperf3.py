@@ -10,10 +10,11 @@ import numpy as np
 import pandas as pd
 
 from ._common import BIN, DEC, Report, ToolErrorWarning, iter_lines, open_text
+from ._vector import Lines, span_codes
 from ._iperf_common import (
     CONNECTED, DAMAGED_REPORT3, IPERF3_TCP_TAIL, LOOKS_LIKE_REPORT, REPORT, ROLE, UDP_TAIL, EXPECTED3,
     FORMAT3, CORE, OPTIONAL, STR_COLUMNS, bad_numbers, amount_bytes, clean_summary, build_frame, frame_columns,
-    parse_report, udp_columns,
+    interval_lines, parse_report, udp_columns,
 )
 from .iperf3_json import parse_iperf3_json
 
@@ -422,39 +423,130 @@ for _k in BIN:
 
 def _scan_fast(text: str, st: _Text, rep: Report) -> None:
     """Read *text* block by block: the regular interval lines of the client's report (outside
-    the summary) as columns (:func:`_fast_part`), every other line by :func:`_text_line`."""
+    the summary) as columns (:func:`interval_lines` in bulk, :func:`_fast_part` for the rarer
+    shapes the pattern knows), every other line by :func:`_text_line`."""
     client = st.client
     pos, first = 0, 1
     while True:
         cut = text.find("\n", pos + _BLOCK_CHARS) if pos + _BLOCK_CHARS < len(text) else -1
         block = text[pos:] if cut < 0 else text[pos:cut]
-        tuples = _FAST3.findall(block)
-        lines = None
-        buckets: dict[int, list] = {}
+        L = Lines((block + "\n").encode("utf-8", "surrogatepass"), 1)
+        vrows, vcols = interval_lines(L)
+        n = len(L)
+        regular = np.zeros(n, dtype=bool)
+        regular[vrows] = True
+        lines = block.split("\n")
+        # per state version: rows of the bulk columns, and (index, regex tuple) of the others
+        buckets: dict[int, tuple[list, list]] = {}
         states: dict[int, tuple] = {}
-        for k, t in enumerate(tuples):
-            if t[0]:
-                if st.sec is client and not client.in_summary:
-                    b = buckets.get(client.version)
-                    if b is None:
-                        b = buckets[client.version] = []
-                        states[client.version] = (dict(client.connections), _datagram_header(client.header))
-                    b.append(k)
-                    client.after_separator = False
-                    continue
-                if lines is None:
-                    lines = block.split("\n")
-                _text_line(st, rep, first + k, lines[k].rstrip())
-            elif t[-1]:
-                _text_line(st, rep, first + k, t[-1].rstrip())
-        for version, ks in buckets.items():
-            rep.content(first + ks[0])
-            rep.ok(len(ks))
-            client.fast.append(_fast_part(client, tuples, ks, first, *states[version]))
+        others = np.flatnonzero(~regular)
+        prev = 0
+
+        def take(lo: int, hi: int) -> None:
+            """The bulk lines lo..hi-1: regular lines of the client's report, or text lines."""
+            if lo >= hi:
+                return
+            if st.sec is client and not client.in_summary:
+                b = buckets.get(client.version)
+                if b is None:
+                    b = buckets[client.version] = ([], [])
+                    states[client.version] = (dict(client.connections), _datagram_header(client.header))
+                b[0].append((lo, hi))
+                client.after_separator = False
+            else:
+                for k in range(lo, hi):
+                    _text_line(st, rep, first + k, lines[k].rstrip())
+
+        for k in others:
+            k = int(k)
+            take(prev, k)
+            prev = k + 1
+            t = _FAST3.match(lines[k])
+            t = t.groups(default="") if t else ("",) * 15 + (lines[k],)
+            if t[0] and st.sec is client and not client.in_summary:
+                b = buckets.get(client.version)
+                if b is None:
+                    b = buckets[client.version] = ([], [])
+                    states[client.version] = (dict(client.connections), _datagram_header(client.header))
+                b[1].append((k, t))
+                client.after_separator = False
+            else:
+                _text_line(st, rep, first + k, (t[-1] or lines[k]).rstrip())
+        take(prev, n)
+        for version, (spans, tuples) in buckets.items():
+            conns, datagrams = states[version]
+            if spans:
+                rows = np.concatenate([np.arange(lo, hi) for lo, hi in spans])
+                rep.content(first + int(rows[0]))
+                rep.ok(len(rows))
+                sel = np.searchsorted(vrows, rows)
+                client.fast.append(_vector_part(client, L, {c: v[sel] for c, v in vcols.items()}, rows, first,
+                                                conns, datagrams))
+            if tuples:
+                rep.content(first + tuples[0][0])
+                rep.ok(len(tuples))
+                client.fast.append(_fast_part(client, [t for _, t in tuples], list(range(len(tuples))), 0,
+                                              conns, datagrams, lines=[first + k for k, _ in tuples]))
         if cut < 0:
             return
-        first += len(tuples)
+        first += n
         pos = cut + 1
+
+
+def _vector_part(sec: _Section, L: Lines, v: dict, rows: np.ndarray, first: int, conns: dict,
+                 datagrams: bool) -> dict:
+    """Columns of the regular lines read in bulk, as :func:`_fast_part` makes them from tuples."""
+    n = len(rows)
+    nan = np.full(n, np.nan)
+    kind = v["kind"]
+    table: dict[str, int] = {}
+    local = span_codes(L, v["sid_start"], v["sid_end"], table)
+    remap = np.empty(len(table), dtype=np.int32)
+    for name, code in table.items():
+        remap[code] = sec.streams.setdefault(name, len(sec.streams))
+    streams = remap[local]
+    end = v["t1"]
+    cols = {
+        "start_s": v["t0"], "end_s": end, "time_s": end,
+        "bytes": v["xfer"] * _BIN_LUT[v["xu"]], "rate_bps": v["rate"] * _DEC_LUT[v["ru"]],
+        "omitted": np.zeros(n, dtype=bool), "stream": streams,
+    }
+    if conns:
+        names = {code: s_ for s_, code in sec.streams.items()}
+        src, dst = np.full(n, -1, np.int32), np.full(n, -1, np.int32)
+        for code in np.unique(streams):
+            conn = conns.get(names[int(code)])
+            if conn:
+                src[streams == code] = sec.streams.setdefault(conn[0], len(sec.streams))
+                dst[streams == code] = sec.streams.setdefault(conn[1], len(sec.streams))
+        if (src >= 0).any():
+            cols["src"], cols["dst"] = src, dst
+    has_count = (kind == 1) | (kind == 2)
+    if has_count.any():
+        values = np.where(has_count, v["count"], nan)
+        with_cwnd = kind == 2
+        single = has_count & ~with_cwnd
+        if with_cwnd.any():
+            cols["cwnd_bytes"] = np.where(with_cwnd, v["cwnd"] * _BIN_LUT[v["cu"]], nan)
+        if datagrams:
+            if with_cwnd.any():
+                cols["retransmits"] = np.where(with_cwnd, values, nan)
+            if single.any():
+                cols["packets"] = np.where(single, values, nan)
+        else:
+            cols["retransmits"] = values
+    udp = kind == 3
+    if udp.any():
+        lost_v = np.where(udp, v["lost"], nan)
+        tot_v = np.where(udp, v["total"], nan)
+        cols["jitter_s"] = np.where(udp, v["jitter"], nan) * 1e-3
+        cols["lost_packets"] = lost_v
+        prev = cols.get("packets")
+        cols["packets"] = tot_v if prev is None else np.where(udp, tot_v, prev)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            cols["loss"] = np.where(udp & (tot_v != 0), lost_v / tot_v, nan)
+    cols["_line"] = first + rows.astype(np.int64)
+    return cols
 
 
 def _optional(col: tuple):
@@ -490,7 +582,8 @@ def _codes(col: tuple, table: dict) -> np.ndarray:
     return np.fromiter((table.setdefault(v, len(table)) if v else -1 for v in col), np.int32, len(col))
 
 
-def _fast_part(sec: _Section, tuples: list, ks: list, first: int, conns: dict, datagrams: bool) -> dict:
+def _fast_part(sec: _Section, tuples: list, ks: list, first: int, conns: dict, datagrams: bool,
+               lines: list | None = None) -> dict:
     """Columns of the regular lines *ks* of a block (see :data:`_FAST3`), as :func:`_text_line` reads them."""
     n = len(ks)
     (sid, dirn, t0, t1, xfer, xu, rate, ru, retr, cwnd, cu, jit, lost, tot, omit, _) = zip(*[tuples[k] for k in ks])
@@ -546,7 +639,7 @@ def _fast_part(sec: _Section, tuples: list, ks: list, first: int, conns: dict, d
         with np.errstate(divide="ignore", invalid="ignore"):
             cols["loss"] = np.where(udp & (tot_v != 0), lost_v / tot_v, nan)
     cols = {k: v for k, v in cols.items() if v is not None}
-    cols["_line"] = first + np.asarray(ks, dtype=np.int64)
+    cols["_line"] = first + np.asarray(ks, dtype=np.int64) if lines is None else np.asarray(lines, dtype=np.int64)
     return cols
 
 
