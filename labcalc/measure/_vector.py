@@ -31,6 +31,8 @@ SLASH, LPAREN, RPAREN = 47, 40, 41
 _NUMCHAR = np.zeros(256, dtype=bool)
 _NUMCHAR[48:58] = True
 _NUMCHAR[DOT] = True
+_DIGIT = np.zeros(256, dtype=bool)
+_DIGIT[48:58] = True
 
 
 class Lines:
@@ -110,7 +112,10 @@ class Lines:
         """``(starts, ends)`` of the runs of digits and '.' in the chunk, in order (cached)."""
         if self._runs is None:
             d = np.diff(_NUMCHAR[self.arr[: self.size]].view(np.int8), prepend=np.int8(0), append=np.int8(0))
-            self._runs = (np.flatnonzero(d == 1), np.flatnonzero(d == -1))
+            rs, re_ = np.flatnonzero(d == 1), np.flatnonzero(d == -1)
+            # a run holds a digit: a lone '.' (the one of "[mov.avg]") is no number
+            digit = _DIGIT[self.arr[rs]] | ((re_ - rs > 1) & _DIGIT[self.arr[rs + 1]])
+            self._runs = (rs[digit], re_[digit])
         return self._runs
 
     def runs_in(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -128,6 +133,17 @@ class Lines:
         k = np.minimum(idx, len(rs) - 1)
         past = idx >= len(rs)
         return np.where(past, self.size, rs[k]), np.where(past, self.size, re_[k])
+
+    def literal(self, pos: np.ndarray, choices) -> tuple[np.ndarray, np.ndarray]:
+        """``(matched, end)``: where one of the byte strings *choices* (the longest first)
+        is at *pos*, and the position just after it (*pos* where none is)."""
+        end = pos.copy()
+        matched = np.zeros(len(pos), dtype=bool)
+        for lit in sorted(choices, key=len, reverse=True):
+            hit = ~matched & self.equals(pos, lit)
+            end = np.where(hit, pos + len(lit), end)
+            matched |= hit
+        return matched, end
 
     def skip(self, pos: np.ndarray, ceil: np.ndarray) -> np.ndarray:
         """*pos* moved past spaces and tabs (not beyond *ceil*)."""

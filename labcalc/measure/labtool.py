@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ._common import Report, gc_paused, line_pieces, open_text
+from ._vector import COLON, LPAREN, MINUS, RPAREN, SLASH, Lines, parse_decimal
 
 __all__ = ["read_labtool"]
 
@@ -112,7 +113,7 @@ def read_labtool(path) -> pd.DataFrame:
     overflow = []  # (line, row) of lines whose numbers do not fit, reported after the others
     line0 = 1
     with gc_paused():  # the match tuples of a piece would make every collection slower
-        for piece in line_pieces(text):
+        for piece in line_pieces(text, _BLOCK_CHARS):
             cols, n_lines = _piece_columns(piece, line0, rep, overflow)
             pieces.append(cols)
             line0 += n_lines
@@ -126,6 +127,7 @@ def read_labtool(path) -> pd.DataFrame:
     rep.require_something()
     data = {c: np.concatenate([p.pop(c) for p in pieces]) for c in _COLUMNS}
     del pieces
+    data_program = data["program"]
     df = pd.DataFrame(data, columns=_COLUMNS, copy=False)
     df["program"] = df["program"].astype("str")
     for c in _COLUMNS[1:]:
@@ -133,7 +135,7 @@ def read_labtool(path) -> pd.DataFrame:
     for c in ("packets", "packets_sent", "cwnd_segments"):
         if df[c].notna().all():
             df[c] = df[c].astype(np.int64)
-    programs = sorted(set(df["program"]))
+    programs = sorted(pd.unique(data_program))
     keep = {"program", "time_s", "rate_bps"}
     for p in programs:
         keep |= _PROGRAM_COLUMNS[p]
@@ -166,36 +168,150 @@ _BULK = re.compile(
 _PROGRAMS = np.array(["udpclient", "udpserver", "tcpclient"], dtype=object)
 
 
+#: False leaves every line to the patterns (tests compare both paths on the same text)
+_FAST_ENABLED = True
+_BLOCK_CHARS = 1 << 22
+_UNITS = (b"kb/s", b"kbit/s", b"kbits/s", b"kbps", b"kb/sec", b"kbit/sec", b"kbits/sec")
+
+
+def _vector_rows(L: Lines):
+    """The lines of the three programs' usual shapes (lower-case units, ``out of`` or ``/
+    sent:``, ``[mov.avg]``), read in bulk; returns (rows, kind 0/1/2, numbers per column).
+    Every other line (and numbers of more than 15 digits) is left to :data:`_BULK`.
+    Hand-written on numpy: the pattern's match tuples cost more than the rest of the reader."""
+    starts = L.skip(L.starts, L.ends)
+    rows = np.flatnonzero(L.ends > starts) if _FAST_ENABLED else np.zeros(0, dtype=np.int64)
+    if not len(rows):
+        return rows, np.zeros(0, np.int8), [np.zeros(0)] * 6
+    s, e = starts[rows], L.ends[rows]
+    first, count = L.runs_in(rows)
+    runs = [L.run(first + k) for k in range(6)]
+    t0, t1 = runs[0]
+    ok = t0 == s
+    after_t = L.skip(t1, e)
+    # udpclient and udpserver: "<t>s - sent:" / "<t>s - received:"
+    dash = L.skip(after_t + 1, e)
+    word = L.skip(dash + 1, e)
+    udp = L.equals(after_t, b"s") & (L.byte(dash) == MINUS)
+    sent, sent_end = L.literal(word, (b"sent:",))
+    recv, recv_end = L.literal(word, (b"received:",))
+
+    def after_unit(pos):  # a unit of kb/s at pos, and nothing after it
+        hit, end = L.literal(pos, _UNITS)
+        return hit & (end == e)
+
+    kind = np.full(len(rows), -1, dtype=np.int8)
+    # udpclient: N pkts , R <unit>   (runs: t, N, R)
+    a0, a1 = runs[1]
+    b0, b1 = runs[2]
+    pk = L.skip(a1, e)
+    comma = L.skip(pk + 4, e)
+    client = udp & sent & (a0 == L.skip(sent_end, e)) & L.equals(pk, b"pkts") & (L.byte(comma) == 44)
+    client &= (b0 == L.skip(comma + 1, e)) & after_unit(L.skip(b1, e)) & (count == 3)
+    kind[client] = 0
+    # udpserver: N (out of | / sent:) M pkts (loss X%), R <unit>   (runs: t, N, M, X, R)
+    c0, c1 = runs[3]
+    d0, d1 = runs[4]
+    mid = L.skip(a1, e)
+    out_of = L.equals(mid, b"out") & L.equals(L.skip(mid + 3, e), b"of") & (L.skip(mid + 3, e) > mid + 3)
+    of_end = L.skip(mid + 3, e) + 2
+    slash = (L.byte(mid) == SLASH) & L.equals(L.skip(mid + 1, e), b"sent:")
+    after_mid = np.where(out_of, of_end, L.skip(mid + 1, e) + 5)
+    pk2 = L.skip(b1, e)
+    paren = L.skip(pk2 + 4, e)
+    loss_at = L.skip(paren + 1, e)
+    pct = L.skip(c1, e)
+    close = L.skip(pct + 1, e)
+    comma2 = L.skip(close + 1, e)
+    server = udp & recv & (a0 == L.skip(recv_end, e)) & (out_of | slash) & (b0 == L.skip(after_mid, e))
+    server &= (b0 > after_mid) | slash
+    server &= L.equals(pk2, b"pkts") & (L.byte(paren) == LPAREN) & L.equals(loss_at, b"loss")
+    server &= (c0 == L.skip(loss_at + 4, e)) & (L.byte(pct) == 37) & (L.byte(close) == RPAREN)
+    server &= (L.byte(comma2) == 44) & (d0 == L.skip(comma2 + 1, e)) & after_unit(L.skip(d1, e)) & (count == 5)
+    kind[server] = 1
+    # tcpclient: "<t>: A <unit> avg (I[inst], M[mov.avg]) cwnd C rtt X ms"   (runs: t, A, I, M, C, X)
+    x0, x1 = runs[5]
+    colon = L.byte(after_t) == COLON
+    hit, unit_end = L.literal(L.skip(a1, e), _UNITS)
+    avg = L.skip(unit_end, e)
+    par = L.skip(avg + 3, e)
+    inst = L.skip(b1, e)
+    comma3 = L.skip(inst + 6, e)
+    mov = L.skip(c1, e)
+    close3 = L.skip(mov + 9, e)
+    cwnd = L.skip(close3 + 1, e)
+    rtt = L.skip(d1, e)
+    ms = L.skip(x1, e)
+    tcp = colon & (a0 == L.skip(after_t + 1, e)) & hit & L.equals(avg, b"avg") & (L.byte(par) == LPAREN)
+    tcp &= (b0 == L.skip(par + 1, e)) & L.equals(inst, b"[inst]") & (L.byte(comma3) == 44)
+    tcp &= (c0 == L.skip(comma3 + 1, e)) & L.equals(mov, b"[mov.avg]") & (L.byte(close3) == RPAREN)
+    tcp &= L.equals(cwnd, b"cwnd") & (d0 == L.skip(cwnd + 4, e)) & L.equals(rtt, b"rtt")
+    tcp &= (x0 == L.skip(rtt + 3, e)) & L.equals(ms, b"ms") & (ms + 2 == e) & (count == 6)
+    kind[tcp] = 2
+    ok &= kind >= 0
+    good = np.flatnonzero(ok)
+    kind = kind[good]
+    values = []
+    valid = np.ones(len(good), dtype=bool)
+    for k in range(6):
+        v, okv = parse_decimal(L, runs[k][0][good], runs[k][1][good])
+        used = k < np.array([3, 5, 6])[kind]
+        values.append(np.where(used, v, np.nan))
+        valid &= okv | ~used
+    good, kind = good[valid], kind[valid]
+    return rows[good], kind, [v[valid] for v in values]
+
+
 def _piece_columns(piece: str, line0: int, rep: Report, overflow: list):
     """The columns of the lines of *piece* (its first line is line *line0* of the file) and
-    the number of its lines. Lines of the three shapes are converted in bulk; any other is
-    read by the patterns of the programs (a row, or a malformed line)."""
-    tup = _BULK.findall(piece)
-    n = len(tup)
-    kind = np.array([0 if t[1] else 1 if t[3] else 2 if t[7] else 3 for t in tup], dtype=np.int8)
-    arr = np.array(tup, dtype=object).reshape(n, 13)
+    the number of its lines. Lines of the three usual shapes are read in bulk (numpy), other
+    lines of the three shapes by :data:`_BULK`; any other is read by the patterns of the
+    programs (a row, or a malformed line)."""
+    L = Lines((piece + "\n").encode("utf-8", "surrogatepass"), 1)
+    n = len(L)
+    vrows, vkind, vals = _vector_rows(L)
+    kind = np.full(n, 3, dtype=np.int8)
+    kind[vrows] = vkind
     cols = {c: np.full(n, np.nan) for c in _COLUMNS[1:]}
+    cols["time_s"][vrows] = vals[0]
+    for k, spec in enumerate(((("packets", 1), ("rate_bps", 2, 1e3)),
+                              (("packets", 1), ("packets_sent", 2), ("loss", 3, 0.01), ("rate_bps", 4, 1e3)),
+                              (("avg_rate_bps", 1, 1e3), ("rate_bps", 2, 1e3), ("movavg_rate_bps", 3, 1e3),
+                               ("cwnd_segments", 4), ("rtt_s", 5, 1e-3)))):
+        sel = vkind == k
+        if sel.any():
+            for col, j, *scale in spec:
+                v = vals[j][sel]
+                if scale:  # as the pattern path: / 100 for a loss, * 1e3 or 1e-3 for the rest
+                    v = v / 100.0 if scale[0] == 0.01 else v * scale[0]
+                cols[col][vrows[sel]] = v
+    rest = np.flatnonzero(kind == 3)
+    lines = piece.split("\n") if len(rest) else None
+    tup = {int(k): _tuple(lines[k]) for k in rest}
+    for k, t in tup.items():
+        kind[k] = 0 if t[1] else 1 if t[3] else 2 if t[7] else 3
     keep = kind < 3
     rep.ok(int(keep.sum()))
-
-    def put(col, k, j, scale=None):
-        sel = kind == k
-        if sel.any():
-            v = arr[sel, j].astype(float)
-            cols[col][sel] = v if scale is None else v * scale
-
-    if keep.any():
-        cols["time_s"][keep] = arr[keep, 0].astype(float)
-    put("packets", 0, 1), put("rate_bps", 0, 2, 1e3)
-    put("packets", 1, 3), put("packets_sent", 1, 4), put("rate_bps", 1, 6, 1e3)
-    if (kind == 1).any():
-        cols["loss"][kind == 1] = arr[kind == 1, 5].astype(float) / 100.0
-    put("avg_rate_bps", 2, 7, 1e3), put("rate_bps", 2, 8, 1e3)
-    put("movavg_rate_bps", 2, 9, 1e3), put("cwnd_segments", 2, 10), put("rtt_s", 2, 11, 1e-3)
+    for k, t in tup.items():
+        kk = kind[k]
+        if kk == 3:
+            continue
+        cols["time_s"][k] = float(t[0])
+        if kk == 0:
+            cols["packets"][k], cols["rate_bps"][k] = float(t[1]), float(t[2]) * 1e3
+        elif kk == 1:
+            cols["packets"][k], cols["packets_sent"][k] = float(t[3]), float(t[4])
+            cols["loss"][k], cols["rate_bps"][k] = float(t[5]) / 100.0, float(t[6]) * 1e3
+        else:
+            cols["avg_rate_bps"][k], cols["rate_bps"][k] = float(t[7]) * 1e3, float(t[8]) * 1e3
+            cols["movavg_rate_bps"][k], cols["cwnd_segments"][k] = float(t[9]) * 1e3, float(t[10])
+            cols["rtt_s"][k] = float(t[11]) * 1e-3
     program = np.empty(n, dtype=object)
     program[keep] = _PROGRAMS[kind[keep]]
-    for k in np.flatnonzero(kind == 3):
-        row = _slow_line(line0 + int(k), tup[k][12], rep, overflow)
+    for k, t in tup.items():
+        if kind[k] != 3:
+            continue
+        row = _slow_line(line0 + k, t[12], rep, overflow)
         if row is not None:
             keep[k] = True
             program[k] = row.pop("program")
@@ -204,6 +320,12 @@ def _piece_columns(piece: str, line0: int, rep: Report, overflow: list):
     cols = {c: v[keep] for c, v in cols.items()}
     cols["program"] = program[keep]
     return cols, n
+
+
+def _tuple(line: str) -> tuple:
+    """The 13 groups of :data:`_BULK` for one line ('' where a group did not take part)."""
+    m = _BULK.match(line)
+    return m.groups(default="") if m else ("",) * 12 + (line,)
 
 
 def _slow_line(i: int, line: str, rep: Report, overflow: list):
