@@ -91,7 +91,7 @@ def test_huge_file_is_refused_before_reading(tmp_path):
     (bytes(range(256)) * 40, "not a CSV text file"),
     (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "not a CSV text file"),
     (b"PK\x03\x04\x14\x00\x06\x00", "not a CSV text file"),
-    (b"\xff\xfes\x00t\x00u\x00", "not a CSV text file"),  # UTF-16
+    (b"\xff\xfes\x00t\x00u\x00", "missing column 'student'"),  # UTF-16: read, then refused for its header
 ])
 def test_files_that_cannot_be_graded(data, message):
     with pytest.raises(AnswerFileError, match=message):

@@ -225,7 +225,7 @@ def _decode(data: bytes, name: str) -> tuple[str, str | None]:
     in the wrong encoding.
     """
     text = decode(data, name, nul="report")
-    if text.encoding == "utf-8":
+    if text.encoding in ("utf-8", "utf-16-le", "utf-16-be"):  # UTF-16: by its byte-order mark
         return text.text, None
     if _UTF8_MULTIBYTE.search(data):
         return (data.decode("utf-8-sig", errors="replace"),
@@ -239,8 +239,8 @@ def _decode(data: bytes, name: str) -> tuple[str, str | None]:
 
 _MAGIC = (
     (b"\xef\xbb\xbf", None),  # UTF-8 byte-order mark: text
-    (b"\xff\xfe", "UTF-16 text; save it as CSV UTF-8"),
-    (b"\xfe\xff", "UTF-16 text; save it as CSV UTF-8"),
+    (b"\xff\xfe", None),  # UTF-16 byte-order marks (Excel's "Unicode Text", PowerShell): text,
+    (b"\xfe\xff", None),  # decoded by labcalc._textio
     (b"PK\x03\x04", "a ZIP archive, or an .xlsx/.ods workbook; export it as CSV"),
     (b"\xd0\xcf\x11\xe0", "an old Office file (.xls?); export it as CSV"),
     (b"\x89PNG", "a PNG image"),
