@@ -13,6 +13,9 @@ line's interval advances, see WORST_SEQUENCES), each read in a
 fresh process; the table shows MB/s and the peak memory added by the reader as a multiple of
 the file size, against the targets >= 20 MB/s and <= 3x the file.
 
+Hostile lines (issue 20): one line of ``"[1]" * 20000`` (60 KB) and of 200 KB, read by every
+reader and by ``measure.read`` (format sniffing), target <= 1 s each.
+
 Run: ``.venv/bin/python benchmarks/bench_readers.py [--lines N] [--small N] [--worst-mb MB]``;
 ``--quick`` runs small sizes only (1e5 lines, 20 MB worst-case files); ``--worst-only`` skips
 the other tables; ``--only read_ss`` (repeatable) limits the worst cases to those readers.
@@ -202,6 +205,7 @@ def main(argv=None) -> int:
     if args.quick:
         args.lines, args.small, args.worst_mb, args.repeat = 100_000, 10_000, 20.0, 1
     if args.worst_only:
+        hostile_lines(args)
         worst_cases(args)
         return 0
     import labcalc.measure as m
@@ -243,6 +247,8 @@ def main(argv=None) -> int:
                 dt = time.perf_counter() - t0
             print(f"{label:<22} {lines:>8,} {len(df):>8,} {dt:8.3f} {lines / dt:>11,.0f}")
     print()
+    hostile_lines(args)
+    print()
     worst_cases(args)
     return 0
 
@@ -262,6 +268,9 @@ WORST_LINES = {
     "read_qlen": "1700000000.100000,17\n",
     "read_ns3": "0.001\t536\t1072\n",
     "read_tshark": '"0.000100000","10.0.0.1","10.0.0.2","45000","5201","1449","1448",,,"0"\n',
+    "read_ping_windows": "Reply from 10.0.0.2: bytes=32 time=4ms TTL=64\n",
+    "read_wireshark_csv": ('"1","0.000100","10.0.0.1","10.0.0.2","TCP","1514",'
+                           '"45000  >  5201 [ACK] Seq=1 Ack=1 Win=502 Len=1448"\n'),
 }
 # Readers whose "one repeated line" is not a file the tool can print get a generator of the
 # same line with its interval advanced instead. iperf 2: the second line of a stream that
@@ -273,11 +282,13 @@ WORST_SEQUENCES = {
 }
 TSHARK_HEAD = ("frame.time_relative,ip.src,ip.dst,tcp.srcport,tcp.dstport,tcp.seq,tcp.len,"
                "tcp.analysis.ack_rtt,tcp.analysis.retransmission,ip.dsfield.ecn\n")
+WORST_HEADS = {"read_tshark": TSHARK_HEAD,
+               "read_wireshark_csv": '"No.","Time","Source","Destination","Protocol","Length","Info"\n'}
 
 
 def _gen_worst(folder: str, reader: str, mb: float) -> dict[str, str]:
     line = WORST_LINES[reader]
-    head = TSHARK_HEAD if reader == "read_tshark" else ""
+    head = WORST_HEADS.get(reader, "")
     long_path = os.path.join(folder, f"{reader}-long-line.txt")
     with open(long_path, "w") as fh:  # a 400 KB first (data) line, then ten ordinary lines
         fh.write(head + "1 2," * 100_000 + "\n" + line * 10)
@@ -316,6 +327,50 @@ def _run_child_limited(reader: str, path: str, timeout: float) -> dict:
         last = (out.stderr.strip().splitlines() or ["?"])[-1]
         return {"error": last[:60]}
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+_HOSTILE_CHILD = r"""
+import json, sys, time, warnings
+import labcalc.measure as m
+import numpy, pandas  # imported before the clock starts, as the readers' own modules are
+getattr(m, sys.argv[1])
+t0 = time.perf_counter()
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    try:
+        df = getattr(m, sys.argv[1])(sys.argv[2])
+        what = f"{len(df)} rows"
+    except ValueError as exc:
+        what = "refused: " + str(exc).split(": ", 1)[-1][:40]
+print(json.dumps({"seconds": time.perf_counter() - t0, "what": what}))
+"""
+
+
+def hostile_lines(args) -> None:
+    """One long line of repeated bracketed tokens ("[1]" * n, issue 20): read by every reader
+    and by measure.read (format sniffing), each in a fresh process; target <= 1 s."""
+    print("One line of repeated '[1]' tokens (each in a fresh process; target <= 1 s)")
+    hdr = f"{'reader':<20} {'case':<14} {'KB':>6} {'seconds':>8}  verdict"
+    print(hdr)
+    print("-" * len(hdr))
+    readers = ["read"] + list(WORST_LINES)
+    with tempfile.TemporaryDirectory(prefix="labcalc-hostile-") as tmp:
+        for n, label in ((20_000, "'[1]' * 20000"), (66_667, "'[1]' * 66667")):
+            for reader in readers:
+                if args.only and reader not in args.only:
+                    continue
+                path = os.path.join(tmp, f"{reader}-{n}.txt")
+                with open(path, "w") as fh:
+                    fh.write(WORST_HEADS.get(reader, "") + "[1]" * n + "\n")
+                try:
+                    out = subprocess.run([sys.executable, "-c", _HOSTILE_CHILD, reader, path], capture_output=True,
+                                         text=True, timeout=args.timeout)
+                    r = json.loads(out.stdout.strip().splitlines()[-1])
+                except (subprocess.TimeoutExpired, IndexError, ValueError):
+                    print(f"{reader:<20} {label:<14} {os.path.getsize(path) / 1e3:6.0f} {'':>8}  MISSED (no answer)")
+                    continue
+                print(f"{reader:<20} {label:<14} {os.path.getsize(path) / 1e3:6.0f} {r['seconds']:8.3f}  "
+                      f"{'met' if r['seconds'] <= 1 else 'MISSED'} ({r['what']})")
 
 
 def worst_cases(args) -> None:

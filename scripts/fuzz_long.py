@@ -21,7 +21,9 @@ mutated measurement CSVs and mutated scenario files (tests/test_fuzz_inputs.py);
 spellings against the grammar's documented rules, with pint handed only names the grammar
 decided (tests/test_fuzz_units.py); answer sheets of every shape
 (tests/test_fuzz_answer_sheets.py: labcalc's layout, Moodle's Responses report, mapped
-layouts, with random headers, widths, delimiters and cells).
+layouts, with random headers, widths, delimiters and cells); random mixes of Windows ping
+lines (any encoding) and of Wireshark CSV rows (any separator) for their readers
+(tests/test_measure_ping_windows.py, tests/test_measure_wireshark.py).
 Manifest: hostile manifests (names with NUL or newlines, 5,000-character names, symlink
 loops, files outside the folder, the same file twice, huge windows, losses combined) and
 any file content under every format (tests/test_fuzz_manifest.py).
@@ -67,7 +69,8 @@ def fuzz_readers(n: int) -> int:
 
 
 def fuzz_inputs(n: int, modules=("tests.test_fuzz_inputs", "tests.test_fuzz_units",
-                                        "tests.test_fuzz_answer_sheets")) -> int:
+                                        "tests.test_fuzz_answer_sheets",
+                                        "tests.test_measure_ping_windows", "tests.test_measure_wireshark")) -> int:
     import importlib
 
     from hypothesis import HealthCheck, settings

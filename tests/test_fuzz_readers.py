@@ -3,7 +3,8 @@
 For every format of :data:`labcalc.measure._dispatch.FORMATS` the recorded files
 (data/measurements/recorded/) and the test files (tests/data/measure/) are mutated -- byte
 flips, truncation, duplicated/deleted/shuffled lines, huge and non-finite numbers, wrong JSON
-types, deep nesting, NUL bytes, long lines, gzip wrapping and corrupt gzip -- written to a
+types, deep nesting, NUL bytes, long lines, gzip wrapping and corrupt gzip, UTF-16 with a
+byte-order mark (whole or cut anywhere) -- written to a
 named temporary file, and read by the format's reader and by :func:`labcalc.measure.read`.
 Each call must return a :class:`pandas.DataFrame` or raise
 :class:`~labcalc.measure.MeasurementFormatError` (a ValueError) whose message names the file.
@@ -115,6 +116,10 @@ def mutate(data: bytes, kind: str, r) -> bytes:
         return data[:i] + blob + data[i:]
     if kind == "gzip":
         return gzip.compress(data)
+    if kind == "utf16":  # as Windows PowerShell saves text: UTF-16 with a byte-order mark
+        codec = r.choice(["utf-16-le", "utf-16-be"])
+        text = data.decode("utf-8", "replace").replace("\n", "\r\n")
+        return "\ufeff".encode(codec) + text.encode(codec, "surrogatepass")[: r.choice([None, r.randrange(n * 2 + 3)])]
     if kind == "bad_gzip":
         g = gzip.compress(data)
         choice = r.randrange(3)
@@ -129,7 +134,7 @@ def mutate(data: bytes, kind: str, r) -> bytes:
 
 
 KINDS = ["flip", "truncate", "dup", "delete", "shuffle", "number", "json_type", "deep", "nul",
-         "long_line", "gzip", "bad_gzip"]
+         "long_line", "gzip", "bad_gzip", "utf16"]
 
 
 def _check(call, path: Path):
@@ -375,3 +380,23 @@ def test_labtool_counter_past_ints_digit_limit_is_malformed(tmp_path):
     bad = b"  2.0s - sent: " + _DIGITS.encode() + b" pkts,  950.0 kb/s\n"
     df, warned = _read_file(tmp_path, "udp.txt", good + bad + good.replace(b"1.0s", b"3.0s"), m.read_labtool)
     assert df["time_s"].tolist() == [1.0, 3.0] and df.attrs["malformed"] == {"count": 1, "lines": [2]}
+
+
+@pytest.mark.parametrize("fmt", [None] + sorted(FORMATS))
+def test_a_line_of_repeated_bracket_tokens_is_refused_by_name(tmp_path, fmt):
+    # issue 20: "[1]" * 20000 took 11 s in read_tcp_probe (its other-events pattern backtracked
+    # over every bracket) and in format sniffing; 100,000 tokens here would take minutes if it
+    # still did (benchmarks/bench_readers.py times the 60 and 200 KB lines)
+    p = tmp_path / "brackets.txt"
+    p.write_bytes(b"[1]" * 100_000 + b"\n")
+    with pytest.raises(MeasurementFormatError, match=r"brackets\.txt, line 1"):
+        _reader(fmt)(p) if fmt else m.read(p)
+
+
+def test_tcp_probe_other_trace_events_still_recognised():
+    from labcalc.measure.tcpprobe import _parse_slow
+
+    assert _parse_slow("          <idle>-0     [001] ..s1.  1234.5: sched_switch: prev_comm=x")[0] == "other"
+    assert _parse_slow("  Web Content-1234 [000] 99.1: net_dev_xmit: dev=lo")[0] == "other"
+    assert _parse_slow("[001] 99.1: sched_switch: prev_comm=x")[0] is None  # no task before the CPU
+    assert _parse_slow("[1]" * 1000)[0] is None

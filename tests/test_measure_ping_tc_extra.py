@@ -290,3 +290,41 @@ def test_ping_replies_before_first_banner_are_run_0():
     assert list(df["run"]) == [0, 1] and df.attrs["runs"][0]["target"] is None
     assert df.attrs["summary"]["transmitted"] == 10 and df.attrs["target"] == "10.0.0.2"
     assert not df.attrs["runs"][1]["complete"]
+
+
+# ---------------------------------------------------------------- issue 20: BusyBox and macOS ping
+_BB_REPLY = re.compile(r"^(\d+) bytes from ([^:]+): (?:icmp_)?seq=(\d+) ttl=(\d+) time=([\d.]+) ms( \(DUP!\))?$", re.M)
+_BB_STATS = re.compile(r"^(\d+) packets transmitted, (\d+) packets received(?:, (\d+) duplicates)?, ([\d.]+)% packet loss",
+                       re.M)
+_BB_RTT = re.compile(r"^round-trip min/avg/max(?:/stddev)? = ([\d./]+) ms$", re.M)
+
+
+@pytest.mark.parametrize("name", ["ping_busybox_dup.txt", "ping_busybox_stats_only.txt", "ping_busybox_recorded.txt",
+                                  "ping_macos_nodeping.txt", "ping_macos_pingparsing.txt", "ping_macos_tcppinglib.txt"])
+def test_busybox_and_macos_ping_read_as_their_text_says(name):
+    text = (DATA / name).read_text()
+    replies = _BB_REPLY.findall(text)
+    stats = _BB_STATS.findall(text)
+    rtts = [[float(x) * 1e-3 for x in m.split("/")] for m in _BB_RTT.findall(text)]
+    df = read(DATA / name)
+    assert df.attrs["format"] == "ping" and df.attrs["malformed"]["count"] == 0
+    assert df["seq"].tolist() == [int(r[2]) for r in replies]
+    assert df["rtt_s"].tolist() == pytest.approx([float(r[4]) * 1e-3 for r in replies], rel=1e-12)
+    assert df["ttl"].tolist() == [int(r[3]) for r in replies]
+    assert df["bytes"].tolist() == [int(r[0]) for r in replies]
+    assert df["src"].astype(str).tolist() == [r[1] for r in replies]
+    assert df["dup"].tolist() == [bool(r[5]) for r in replies]
+    runs = [r for r in df.attrs["runs"] if r["complete"]]
+    assert [(r["transmitted"], r["received"], r["duplicates"]) for r in runs] == \
+        [(int(a), int(b), int(c or 0)) for a, b, c, _ in stats]
+    assert [r["loss"] for r in runs] == pytest.approx([float(p) / 100 for *_, p in stats])
+    with_rtt = [r for r in runs if not math.isnan(r["rtt_avg_s"])]
+    got = [x for r in with_rtt for x in (r["rtt_min_s"], r["rtt_avg_s"], r["rtt_max_s"])]
+    assert got == pytest.approx([x for v in rtts for x in v[:3]], rel=1e-12)
+
+
+def test_busybox_duplicates_counted_without_a_plus():
+    # ", 2 duplicates" (BusyBox) as iputils' ", +2 duplicates": the count was 0 before issue 20
+    df = read_ping(DATA / "ping_busybox_dup.txt")
+    assert df.attrs["summary"]["duplicates"] == 2 == int(df["dup"].sum())
+    assert df.attrs["summary"]["loss"] == 0.1

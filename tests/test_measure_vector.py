@@ -209,3 +209,44 @@ def test_trailing_white_space_of_any_length_is_stripped(tail):
     text = "\n".join(reply.format(i) + (tail if i == 2 else "") for i in range(1, 5)) + "\n"
     df = m.read_ping(text.encode())
     assert df["seq"].tolist() == [1, 2, 3, 4] and df.attrs["malformed"]["count"] == 0
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.integers(0, 10**15 - 1).map(str),
+                          st.tuples(st.integers(0, 10**9), st.integers(0, 10**6)).map(lambda t: f"{t[0]}.{t[1]}"),
+                          st.sampled_from(["0.1", "7.82", "00.10", "1.", ".5", "1.2.3", "9" * 17, "12345678901234.5"])),
+                min_size=1, max_size=30))
+def test_parse_decimal_is_float_of_the_text(tokens):
+    from labcalc.measure._vector import parse_decimal
+
+    L, s, e = _spans(tokens)
+    got, ok = parse_decimal(L, s, e)
+    for tok, value, good in zip(tokens, got, ok):
+        plain = re.fullmatch(r"\d+(\.\d+)?", tok) and len(tok.replace(".", "")) <= 15
+        assert bool(good) == bool(plain), tok
+        if good:
+            assert value == float(tok), tok  # bit for bit, as the patterns' float() gives
+
+
+_LABTOOL_LINES = [
+    "  1.0s - received:   100 out of   102 pkts (loss  1.961%),  950.0 kb/s",
+    "170.5s - received: 843/ sent: 867 pkts (loss 2.768%), 957.7 kbit/s",
+    "  4.0s - sent:   503 pkts,  1000.0 kbits/s",
+    "  6.3:   854.0kbps avg (  944.5[inst],  926.5[mov.avg]) cwnd  9 rtt 83.9ms",
+    "  6.3:   854.0kbps avg (  944.5[inst],  926.5[mov avg]) cwnd  9 rtt 83.9ms",
+    "  4.0s - sent:   503 pkts,  1000.0 KB/S", "  4.0s - sent:   5" + "9" * 40 + " pkts,  1.0 kb/s",
+    "  7.0s - received:   100 out of   102 pkts (loss  nan%),  inf kb/s", "garbage", "",
+]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_labtool_bulk_path_equals_the_patterns(monkeypatch, seed):
+    from labcalc.measure import MeasurementFormatError, labtool
+    from tests.fastpath import assert_fast_path_equals_slow, mutate_tokens
+
+    rng = np.random.default_rng(300 + seed)
+    for _ in range(60):
+        text = "\n".join(_LABTOOL_LINES[k] for k in rng.integers(0, len(_LABTOOL_LINES), 25)) + "\n"
+        text = mutate_tokens(rng, text, "0123456789.-s: ()%[]", ("kb/s", "pkts", "out of", "[inst],", "ms"))
+        assert_fast_path_equals_slow(monkeypatch, labtool, labtool.read_labtool, MeasurementFormatError, text,
+                                     int(rng.integers(40, 400)))

@@ -35,6 +35,8 @@ __all__ = [
     "iter_byte_chunks",
     "source_name",
     "numeric_column",
+    "first_line",
+    "last_line",
 ]
 
 #: How many malformed line numbers are kept (the count is always complete).
@@ -616,3 +618,41 @@ def numeric_column(df, column: str, analysis: str):
         str(df.attrs.get("source", "<frame>")), None, f"numbers in column {column!r}",
         f"{what}, not a number; {analysis} needs this column as numbers. To use it anyway, make "
         f"the other values missing deliberately: df[{column!r}] = pd.to_numeric(df[{column!r}], errors='coerce')")
+
+
+def first_line(body: bytes, pos: int = 0, lines: int = 199) -> bytes:
+    """The first line of *body* from *pos* on that is not blank, among its next *lines* lines
+    (b"" if none); no copy of *body*.
+
+    Examples
+    --------
+    >>> first_line(b"\\n  \\na,b\\nc\\n")
+    b'a,b'
+    """
+    for _ in range(lines):
+        end = body.find(b"\n", pos)
+        line = body[pos:] if end < 0 else body[pos:end]
+        if line.strip():
+            return line
+        if end < 0:
+            break
+        pos = end + 1
+    return b""
+
+
+def last_line(body: bytes, start: int = 0) -> bytes:
+    """The last line of *body* after *start* that is not blank (b"" if none); no copy of *body*.
+
+    Examples
+    --------
+    >>> last_line(b"a,b\\nc,d\\n\\n")
+    b'c,d'
+    """
+    end = len(body)
+    while end > start:
+        cut = body.rfind(b"\n", start, end)
+        line = body[max(cut + 1, start):end]
+        if line.strip():
+            return line
+        end = max(cut, start)
+    return b""

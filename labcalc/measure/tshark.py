@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ._columns import HEXNUM, as_int, categorical, endpoints, first_value, join, merge_blocks, typed
-from ._common import Report, open_bytes
+from ._common import Report, first_line, last_line, open_bytes
 
 __all__ = ["read_tshark"]
 
@@ -324,31 +324,6 @@ class _Retry(Exception):
         self.k, self.info = k, info
 
 
-def _first_nonblank(body: bytes, lines: int, pos: int = 0) -> bytes:
-    """The first line of *body* from *pos* on that is not blank among its first *lines* lines (b"" if none)."""
-    for _ in range(lines):
-        end = body.find(b"\n", pos)
-        line = body[pos:] if end < 0 else body[pos:end]
-        if line.strip():
-            return line
-        if end < 0:
-            break
-        pos = end + 1
-    return b""
-
-
-def _last_nonblank(body: bytes, start: int) -> bytes:
-    """The last line of *body* after *start* that is not blank (b"" if none)."""
-    end = len(body)
-    while end > start:
-        cut = body.rfind(b"\n", start, end)
-        line = body[cut + 1:end]
-        if line.strip():
-            return line
-        end = max(cut, start)
-    return b""
-
-
 def _fields_of(line: bytes, sep: str) -> int:
     """Number of fields of one CSV line (quotes respected)."""
     try:
@@ -365,8 +340,8 @@ def _fast(body: bytes, start: int, header: list, sep: str, header_line: str, tex
     # rows that pandas would take silently: a first row wider than the header (pandas turns
     # the extra fields into index levels; a 400 KB row took 18 s), a last line cut short (its
     # missing fields read as empty), the header again (exports appended to one file)
-    first = _first_nonblank(body, 199, start)
-    if first.count(sep.encode()) > ncol - 1 or _fields_of(_last_nonblank(body, start), sep) not in (0, ncol):
+    first = first_line(body, start)
+    if first.count(sep.encode()) > ncol - 1 or _fields_of(last_line(body, start), sep) not in (0, ncol):
         raise _NotFast
     if body.find(("\n" + header_line).encode("utf-8", "surrogatepass"), start - 1) >= 0:
         raise _NotFast

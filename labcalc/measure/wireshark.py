@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ._columns import as_int, categorical, endpoints, join, merge_blocks, typed
-from ._common import Report, open_bytes
+from ._common import Report, first_line, last_line, open_bytes
 
 __all__ = ["read_wireshark_csv", "is_wireshark_header"]
 
@@ -268,6 +268,11 @@ def _fast(body: bytes, start: int, titles: list, sep: str):
     ParserError for a file that needs the line-by-line path."""
     kinds = _kinds(titles)
     ncol = len(titles)
+    # rows pandas would take silently: a first row wider than the header (pandas makes index
+    # levels of the extra fields), a last line cut short (its missing fields read as empty)
+    for line in (first_line(body, start), last_line(body, start)):
+        if line and _count_fields(line, sep) != ncol:
+            raise ValueError("a row with another number of fields than the header")
     dtype = {k: "float64" if kind in ("int", "float") else "category" if kind in ("addr", "port", "text")
              else object for k, (_, kind) in enumerate(kinds)}
     numeric = [k for k, (_, kind) in enumerate(kinds) if kind in ("int", "float")]
@@ -275,7 +280,7 @@ def _fast(body: bytes, start: int, titles: list, sep: str):
     buffer.seek(start)
     reader = pd.read_csv(buffer, sep=sep, header=None, names=list(range(ncol)), dtype=dtype, keep_default_na=False,
                          na_values={k: [""] for k in numeric}, quotechar='"', engine="c", skip_blank_lines=True,
-                         chunksize=_ROWS_PER_BLOCK, index_col=False)
+                         chunksize=_ROWS_PER_BLOCK)
     blocks, n = [], 0
     with reader:
         for table in reader:
@@ -294,6 +299,13 @@ def _fast(body: bytes, start: int, titles: list, sep: str):
             blocks.append(block)
             n += len(table)
     return blocks, n
+
+
+def _count_fields(line: bytes, sep: str) -> int:
+    try:
+        return len(next(csv.reader([line.decode("utf-8", "replace")], delimiter=sep, quotechar='"'), []))
+    except csv.Error:
+        return -1
 
 
 def _slow(body: bytes, start: int, titles: list, sep: str, rep: Report, hi: int):
@@ -339,12 +351,16 @@ def _finish(titles: list, blocks: list, n: int):
             v = join(parts, float)
             out[col] = as_int(v) if kind == "int" else v
         else:
-            v = typed(*merge_blocks(parts))
-            if kind in ("int", "float") and not np.issubdtype(np.asarray(v).dtype, np.number):
-                codes = np.asarray(v.codes)
-                bad = int(np.flatnonzero(codes >= 0)[0])
-                extra.setdefault("not_numeric", {})[col] = {"column": col, "field": titles[k],
-                                                            "value": str(v[bad])[:40], "row": bad + 1}
+            codes, labels = merge_blocks(parts)
+            v = typed(codes, labels)
+            if kind in ("int", "float") and not (isinstance(v, np.ndarray) and v.dtype.kind in "if"):
+                bad = _first_not_number(codes, labels)
+                if bad is None:  # no value at all
+                    v = np.full(n, np.nan)
+                else:
+                    v = categorical(codes, [x.strip() for x in labels])
+                    extra.setdefault("not_numeric", {})[col] = {"column": col, "field": titles[k],
+                                                                "value": labels[codes[bad]].strip()[:40], "row": bad + 1}
             out[col] = v
     if derived is not None:
         for side in ("src", "dst"):
@@ -364,6 +380,15 @@ def _finish(titles: list, blocks: list, n: int):
         if parts["addr"] or parts["port"]:
             out[side] = endpoints(parts["addr"], parts["port"], n)
     return out, extra
+
+
+def _first_not_number(codes: np.ndarray, labels: list) -> int | None:
+    """The first row whose value is given and is no finite number (None when there is none)."""
+    text = pd.Series([x.strip() for x in labels], dtype=object)
+    num = pd.to_numeric(text.where(text != "", None), errors="coerce").to_numpy(dtype=float)
+    bad = np.append((text != "").to_numpy() & ~np.isfinite(num), False)
+    rows = np.flatnonzero(bad[codes])
+    return int(rows[0]) if len(rows) else None
 
 
 def _info_columns(parts: list, n: int) -> dict:
