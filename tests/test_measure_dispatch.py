@@ -20,8 +20,9 @@ DATA = Path(__file__).resolve().parent / "data" / "measure"
 RECORDED = Path(__file__).resolve().parents[1] / "data" / "measurements" / "recorded"
 
 FIXTURE_FORMATS = {
-    "labtool_": "labtool", "iperf2": "iperf", "iperf3_": "iperf3", "ping_": "ping", "tcpprobe_": "tcp_probe",
-    "ss_": "ss", "tc_": "tc_qdisc", "qlen": "qlen", "ns3": "ns3", "tshark": "tshark",
+    "labtool_": "labtool", "iperf2": "iperf", "iperf3_": "iperf3", "ping_windows_": "ping_windows", "ping_": "ping",
+    "tcpprobe_": "tcp_probe", "ss_": "ss", "tc_": "tc_qdisc", "qlen": "qlen", "ns3": "ns3", "tshark": "tshark",
+    "wireshark_": "wireshark_csv",
 }
 GOOD_FIXTURES = sorted(
     p for p in DATA.rglob("*")

@@ -122,20 +122,23 @@ def _tc_json(text: str, rep: Report) -> pd.DataFrame:
     lines = text.split("\n")
     offsets = np.cumsum([0] + [len(x) + 1 for x in lines])
     pos = 0
+    line_no, eol = 0, 0
     while pos < len(text):
         while pos < len(text) and text[pos].isspace():
             pos += 1
         if pos >= len(text):
             break
-        line_no = int(np.searchsorted(offsets, pos, side="right"))
-        eol = text.find("\n", pos)
-        eol = len(text) if eol < 0 else eol
-        m = _STAMP.match(text[pos:eol].strip())
+        if pos >= offsets[line_no]:  # the line of pos: a line holds many documents ("[1]" * 20000)
+            line_no = int(np.searchsorted(offsets, pos, side="right"))
+            eol = text.find("\n", pos)
+            eol = len(text) if eol < 0 else eol
+        # a stamp is a line of a number: a long line is none (and is not copied, document by document)
+        m = _STAMP.match(text[pos:eol].strip()) if eol - pos < 200 else None
         if m:
             stamp = float(m["t"])
             if not math.isfinite(stamp):
                 stamp = np.nan
-                rep.bad(line_no, text[pos:eol])
+                rep.bad(line_no, text[pos:min(eol, pos + 200)])
             pos = eol + 1
             continue
         try:
@@ -144,12 +147,12 @@ def _tc_json(text: str, rep: Report) -> pd.DataFrame:
             truncated = not text[exc.pos:].strip() or json_unclosed(text, pos)
             detail = "the JSON document is truncated" if truncated else f"invalid JSON: {exc.msg}"
             if rows:
-                rep.bad(line_no, text[pos:eol])
+                rep.bad(line_no, text[pos:min(eol, pos + 200)])
                 break
             raise rep.fail(int(np.searchsorted(offsets, exc.pos, side="right")), detail) from None
         except ValueError as exc:  # any other number the decoder cannot read
             if rows:
-                rep.bad(line_no, text[pos:eol])
+                rep.bad(line_no, text[pos:min(eol, pos + 200)])
                 break
             raise rep.fail(line_no, f"a number in the JSON cannot be read ({exc})") from None
         sample += 1
@@ -157,7 +160,7 @@ def _tc_json(text: str, rep: Report) -> pd.DataFrame:
         for q in qdiscs:
             # 'tc -s -j class show' names the kind "class" instead of "kind"
             if not isinstance(q, dict) or not ("kind" in q or "class" in q):
-                rep.bad(line_no, text[pos:eol])
+                rep.bad(line_no, text[pos:min(eol, pos + 200)])
                 continue
             obj = "qdisc" if "kind" in q else "class"
             row = {
@@ -176,7 +179,7 @@ def _tc_json(text: str, rep: Report) -> pd.DataFrame:
             row.update({k: _count(v) for k, v in counters.items()})
             damaged = any(v is not None and row[k] is None for k, v in counters.items())
             if damaged or not all(isinstance(row[k], str) for k in ("dev", "kind", "handle", "parent")):
-                rep.bad(line_no, text[pos:eol])
+                rep.bad(line_no, text[pos:min(eol, pos + 200)])
                 continue
             rows.append(row)
             rep.ok()

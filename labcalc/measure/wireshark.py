@@ -309,22 +309,26 @@ def _count_fields(line: bytes, sep: str) -> int:
 
 
 def _slow(body: bytes, start: int, titles: list, sep: str, rep: Report, hi: int):
-    """One block read line by line (csv module): a row with another number of fields than
-    the header is malformed; numeric columns stay text here and are typed in _finish."""
+    """One block read line by line (the csv module on each line: Wireshark writes no line
+    break inside a field, so a quote left open or a field over the csv module's size limit
+    spoils its own line only): a line with another number of fields than the header is
+    malformed; numeric columns stay text here and are typed in _finish."""
     ncol = len(titles)
     rows = []
-    reader = csv.reader(io.StringIO(body[start:].decode("utf-8", "surrogatepass")), delimiter=sep, quotechar='"')
-    try:
-        for i, fields in enumerate(reader, start=hi + 2):
-            if not fields or (len(fields) == 1 and not fields[0].strip()):
-                continue
-            if len(fields) != ncol:
-                rep.bad(i, sep.join(fields))
-                continue
-            rows.append(fields)
-            rep.ok()
-    except csv.Error as exc:
-        raise rep.fail(hi + 1 + reader.line_num, f"unreadable CSV ({exc})") from None
+    text = body[start:].decode("utf-8", "surrogatepass")
+    for i, line in enumerate(text.split("\n"), start=hi + 2):
+        if not line.strip():
+            continue
+        try:
+            fields = next(csv.reader([line], delimiter=sep, quotechar='"'))
+        except csv.Error:
+            fields = None
+        if fields is None or len(fields) != ncol:
+            rep.bad(i, line[:200])
+            continue
+        rows.append(fields)
+        rep.ok()
+    del text
     block = {k: pd.factorize(np.array([r[k] for r in rows], dtype=object)) for k in range(ncol)}
     return [block], len(rows)
 
