@@ -312,34 +312,47 @@ def read_ping_windows(path) -> pd.DataFrame:
     rep.ok(n + sum(kind not in ("other", "heading") for _, kind, _ in events))
     rep.require_something()
     line_no = np.concatenate(parts_lines) if parts_lines else np.zeros(0, np.int64)
-    order = np.argsort(line_no, kind="stable")
-    line_no = line_no[order]
-    data = {c: (np.concatenate([p[c] for p in parts_cols]) if parts_cols else np.zeros(0))[order]
-            for c in ("rtt_ms", "ttl", "bytes", "src")}
-    del parts_cols, parts_lines
+    del parts_lines
+    # each part is in line order; the parts of a chunk (bulk, then line by line) may not be
+    order = None if np.all(line_no[1:] > line_no[:-1]) else np.argsort(line_no, kind="stable")
+    data = {}
+    for c in ("rtt_ms", "ttl", "bytes", "src"):  # a column at a time, each part freed once copied
+        v = np.concatenate([p.pop(c) for p in parts_cols]) if parts_cols else np.zeros(0)
+        data[c] = v if order is None else v[order]
+    if order is not None:
+        line_no = line_no[order]
+    del parts_cols, order
     runs, probes_lines, extra, failures = _runs(events)
     # the probe number of each reply: its rank among the run's probes (replies and failures)
     starts = np.asarray([r["first_line"] for r in runs[1:]], dtype=np.int64)
-    all_probes = np.concatenate([line_no, np.asarray(probes_lines, np.int64)])
-    all_probes.sort(kind="stable")
-    probe_run = np.searchsorted(starts, all_probes, side="right")
-    first_of_run = np.searchsorted(probe_run, np.arange(len(runs) or 1), side="left")
-    rank = np.searchsorted(all_probes, line_no)
-    run = np.searchsorted(starts, line_no, side="right").astype(np.int64)
-    seq = (rank - first_of_run[run] + 1).astype(np.int64)
-    (src,) = categoricals([data["src"].astype(np.int64)], table)
+    if len(runs) <= 1 and not probes_lines:  # one run without a lost probe: 1, 2, 3, ...
+        run = np.zeros(len(line_no), dtype=np.int64)
+        seq = np.arange(1, len(line_no) + 1, dtype=np.int64)
+    else:
+        all_probes = np.concatenate([line_no, np.asarray(probes_lines, np.int64)])
+        all_probes.sort(kind="stable")
+        first_of_run = np.searchsorted(np.searchsorted(starts, all_probes, side="right"),
+                                       np.arange(len(runs) or 1), side="left")
+        rank = np.searchsorted(all_probes, line_no)
+        del all_probes
+        run = np.searchsorted(starts, line_no, side="right").astype(np.int64)
+        seq = (rank - first_of_run[run] + 1).astype(np.int64)
+        del rank
+    n = len(line_no)
+    del line_no
+    (src,) = categoricals([data.pop("src")], table)
 
     def whole(v):
         return v.astype(np.int64) if len(v) and not np.isnan(v).any() else v
 
     df = pd.DataFrame({
-        "time_s": np.full(len(line_no), np.nan),
+        "time_s": np.full(n, np.nan),
         "seq": seq,
         "rtt_s": data["rtt_ms"] / 1e3,
         "ttl": whole(data["ttl"]),
         "bytes": whole(data["bytes"]),
         "src": src,
-        "dup": np.zeros(len(line_no), dtype=bool),
+        "dup": np.zeros(n, dtype=bool),
         "run": run,
     }, copy=False)
     replies = np.bincount(run, minlength=max(len(runs), 1))
