@@ -251,3 +251,23 @@ def test_utf16_answers_file_reads_as_its_utf8_text(encoding):
     ref = read_answers(text.encode("utf-8"))
     pd.testing.assert_frame_equal(got.answers, ref.answers)
     assert got.answers["answer"].tolist() == ["12 Mbit/s", "0,5 s"]
+
+
+def test_windows_ping_through_convert_and_a_manifest(tmp_path):
+    from labcalc.cli import main
+    from labcalc.measure import build_manifest
+
+    out = tmp_path / "ping.csv"
+    assert main(["convert", str(DATA / "ping_windows_de_powershell_utf16.txt"), "-o", str(out),
+                 "--format", "windows_ping"]) == 0
+    table = pd.read_csv(out)
+    assert table["rtt_s"].tolist() == [0.015] and table["src"].tolist() == ["1.1.1.1"]
+    (tmp_path / "fr.txt").write_bytes((DATA / "ping_windows_fr_transcript.txt").read_bytes())
+    (tmp_path / "manifest.toml").write_text(
+        '[[measurement]]\nquestion = "Q1"\nscenario = "A"\nflow = "f"\nmetric = "loss"\nfile = "fr.txt"\n'
+        'format = "ping_windows"\n', encoding="utf-8")
+    text = (DATA / "ping_windows_fr_transcript.txt").read_text(encoding="utf-8")
+    sent = sum(int(a) for a, _, _ in _COUNTS.findall(text))
+    lost = sum(int(c) for _, _, c in _COUNTS.findall(text))
+    row = build_manifest(tmp_path / "manifest.toml").iloc[0]
+    assert float(row["value"]) == pytest.approx(lost / sent) and row["reader"] == "ping_windows"
