@@ -66,7 +66,7 @@ def evaluate(df: pd.DataFrame, entry: dict, shared: dict | None = None) -> Part:
         part = _iperf(df, entry, shared, fmt)
     elif fmt == "labtool":
         part = _labtool(df, entry, shared)
-    elif fmt == "ping":
+    elif fmt in ("ping", "ping_windows"):  # ping_windows: the ping frame's columns and summary
         part = _ping(df, entry, shared)
     else:
         if entry["metric"] == "offered_rate":

@@ -21,6 +21,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from ._common import numeric_column
 from ._manifest_window import Fail, Series, num_text
 
 __all__ = ["ping_series", "labtool_series", "sampled_series", "pick_connection", "DATA_SHARE"]
@@ -306,6 +307,7 @@ def sampled_series(df: pd.DataFrame, entry: dict, fmt: str) -> Series:
         raise Fail("qdisc", entry["qdisc"], f"qdisc picks one qdisc of a tc -s qdisc file; this is a {fmt} file")
     col = _COLUMN.get(metric) or ("cwnd_segments" if "cwnd_segments" in df.columns else "cwnd_bytes")
     lost = total = None
+    why = f"the manifest's {metric} metric"  # numeric_column: a column a reader kept as text is refused by name
     if metric == "loss" and {"lost_packets", "packets"} <= set(df.columns) and df["lost_packets"].notna().any():
         d = df[df["packets"].notna()]
         lost, total = d["lost_packets"].to_numpy(float), d["packets"].to_numpy(float)
@@ -318,9 +320,9 @@ def sampled_series(df: pd.DataFrame, entry: dict, fmt: str) -> Series:
             raise Fail("metric", metric, f"this {fmt} file has no {col} column (it has: {', '.join(have) or 'none'}); "
                                          "is it the right file?")
         d = df[df[col].notna()]
-        values = d[col].to_numpy(float)
+        values = numeric_column(d, col, why)
     if "time_s" in d.columns and d["time_s"].notna().all() and len(d):
-        t = d["time_s"].to_numpy(float)
+        t = numeric_column(d, "time_s", why)
         if origin is None or not math.isfinite(origin) or origin > t[0]:
             origin = float(df["time_s"].min()) if df["time_s"].notna().any() else t[0]
             from_what = "its first sample"
@@ -331,7 +333,7 @@ def sampled_series(df: pd.DataFrame, entry: dict, fmt: str) -> Series:
         if fmt in ("ss",) and from_what == "its first stamp line" and t[0] > 0:
             notes.append(f"time from the file's first stamp line (its first socket at {num_text(round(t[0], 3))} s)")
     elif "seq" in d.columns:
-        t, kind = d["seq"].to_numpy(float), "seq"
+        t, kind = numeric_column(d, "seq", why), "seq"
     else:
         t, kind = np.arange(len(d), dtype=float), "sample"
     idle = "queue" if metric == "queue" else None
