@@ -118,7 +118,7 @@ def test_the_responses_report_is_graded_on_the_variant_each_student_drew():
     assert g.loc["ada@uni.edu", "variant"] == -1  # a variant per question
     # Cid's attempt is not finished: reported, not graded
     assert [p.reason for p in res.problems] == [
-        "attempt of 'cid@uni.edu' is 'In progress', not finished: not graded (only finished attempts are)"]
+        "attempt of 'cid@uni.edu' is 'In progress': not graded (only 'Finished' or 'Submitted' attempts are)"]
     assert "cid@uni.edu" not in set(res.grades["student"])
     assert any("8 of 8 responses matched" in n for n in res.notes)
     # the hint: Bob's Q3 answer is another student's right value
@@ -185,6 +185,86 @@ def test_any_layout_through_a_column_mapping(tmp_path, capsys):
     assert res.grades.loc[0, "Q4"] == 1.0
     with pytest.raises(grading.AnswerFileError, match="no column 'Matrikelnr' \\(given for 'student'\\)"):
         grading.read_answers(text.encode(), columns={"student": "Matrikelnr"})
+
+
+def _openspout_csv(rows) -> bytes:
+    """Rows as Moodle's CSV download writes them: OpenSpout's CSV writer (a byte-order
+    mark, ``,``, PHP's ``fputcsv`` quoting: a cell holding a space, a comma, a quote, a
+    tab or a line break is quoted) after ``\\core\\dataformat::escape_spreadsheet_formula``
+    (``lib/classes/dataformat/spout_base.php`` ``write_record``; its cases in Moodle's
+    ``lib/tests/dataformat_test.php``: an apostrophe before a cell starting, after any
+    white space, with ``=``, ``+``, ``-`` or ``@``; a lone ``-``, the report's "no
+    response", is kept)."""
+    def cell(value: str, header: bool) -> str:
+        if not header and value != "-" and re.match(r"\s*[=+\-@]", value):
+            value = "'" + value
+        if re.search(r'[ ,"\t\r\n]', value):
+            value = '"' + value.replace('"', '""') + '"'
+        return value
+
+    lines = [",".join(cell(v, k == 0) for v in row) for k, row in enumerate(rows)]
+    return ("\ufeff" + "\n".join(lines) + "\n").encode("utf-8")
+
+
+def _attempt(first, ident, state, answers, *, texts=True):
+    line = ["Doe", first, ident, state, "3 June 2025  10:02 AM",
+            "3 June 2025  10:31 AM" if state in ("Finished", "Submitted") else "-", "29 mins 12 secs",
+            "3.00" if state == "Finished" else "-"]
+    for answer_id, seed, response in answers:
+        (text, right), = [(t, r) for s, t, r in QUIZ[answer_id] if s == seed]
+        line += ([text] if texts else []) + [response, right]
+    return line
+
+
+def _head(*, texts=True):
+    head = list(HEAD)
+    for n in range(1, len(ASKED) + 1):
+        head += ([f"Question {n}"] if texts else []) + [f"Response {n}", f"Right answer {n}"]
+    return head
+
+
+def test_a_download_as_moodle_writes_it_signs_escaped_submitted_attempts_graded():
+    # Ada typed her answers with signs, which Moodle's download escapes ('+1066 bytes');
+    # Bob's attempt is "Submitted" (Moodle 5: submitted, its grading still queued): his
+    # responses are final and graded; Cid never submitted; Dan answered "-" (none)
+    right = {q: _right(q, 1) for q in ASKED}
+    data = _openspout_csv([_head(),
+        _attempt("Ada", "ada@uni.edu", "Finished", [("Q3", 1, "+" + right["Q3"]), ("Q4", 1, "+" + right["Q4"]),
+                                                   ("Q13.7", 1, "=0.5"), ("Q29", 1, "-" + right["Q29"])]),
+        _attempt("Bob", "bob@uni.edu", "Submitted", [(q, 1, right[q]) for q in ASKED]),
+        _attempt("Cid", "cid@uni.edu", "Never submitted", [(q, 1, "-") for q in ASKED]),
+        _attempt("Dan", "dan@uni.edu", "Finished", [(q, 1, "-") for q in ASKED])])
+    assert ("'+" + right["Q3"]).encode() in data  # the file holds Moodle's apostrophes
+    sheet = grading.read_answers(data)
+    answers = sheet.answers.set_index(["student", "question"])["answer"]
+    assert answers["ada@uni.edu", "#1"] == "+" + right["Q3"] and answers["ada@uni.edu", "#3"] == "=0.5"
+    assert answers["ada@uni.edu", "#4"] == "-" + right["Q29"] and answers["dan@uni.edu", "#1"] == ""
+    res = grading.grade(sheet, assignment=TASK)
+    d = res.detail.set_index(["student", "question"])
+    assert d.loc[("ada@uni.edu", "Q3"), "correct"] and d.loc[("ada@uni.edu", "Q4"), "correct"]
+    assert d.loc[("ada@uni.edu", "Q29"), "diagnosis"] == "negative"
+    g = res.grades.set_index("student")
+    assert g.loc["bob@uni.edu", "total"] == 4 and g.loc["dan@uni.edu", "total"] == 0
+    assert [p.reason for p in res.problems] == [
+        "attempt of 'cid@uni.edu' is 'Never submitted': not graded (only 'Finished' or 'Submitted' attempts are)"]
+
+
+def test_a_site_in_another_language_names_its_finished_state_in_the_assignment(tmp_path, capsys):
+    rows = [_head(), _attempt("Ada", "ada@uni.edu", "Terminé", [(q, 1, _right(q, 1)) for q in ASKED])]
+    data = _openspout_csv(rows)
+    res = grading.grade(grading.read_answers(data), assignment=TASK)
+    (reason,) = [p.reason for p in res.problems]
+    assert "if 'Terminé' is how the site names a finished attempt, say so: --column finished='Terminé'" in reason
+    # the step it names works, from the command line and from the assignment's [lms] finished
+    (tmp_path / "r.csv").write_bytes(data)
+    toml = (f'lab = "lab5"\nquestions = {ASKED!r}\n[export]\nvariants = 4\n'.replace("'", '"'))
+    (tmp_path / "a.toml").write_text(toml, encoding="utf-8")
+    (tmp_path / "b.toml").write_text(toml + '[lms]\nfinished = "Terminé"\n', encoding="utf-8")
+    base = ["grade", "lab5", str(tmp_path / "r.csv"), "-o", str(tmp_path / "g.csv")]
+    assert main(base + ["--assignment", str(tmp_path / "a.toml"), "--column", "finished=Terminé"]) == 0
+    assert "1 student, 4 answers graded, mean 100.0 %" in capsys.readouterr().out
+    assert main(base + ["--assignment", str(tmp_path / "b.toml")]) == 0
+    assert "1 student, 4 answers graded, mean 100.0 %" in capsys.readouterr().out
 
 
 def test_a_responses_report_without_an_identity_column_is_refused_with_the_fix():

@@ -13,7 +13,13 @@ Private to :mod:`labcalc.grading`. Two layouts are read:
   student saw) and ``Right answer n`` (Moodle's ``quiz_responses`` report:
   ``report.php`` adds ``responsex`` = "Response {$a}" per slot; empty responses are
   downloaded as ``-``; ``attempts_report::add_user_columns``, ``add_time_columns`` and
-  ``add_grade_columns`` give the other headers).
+  ``add_grade_columns`` give the other headers). Moodle's spreadsheet writers
+  (``lib/classes/dataformat/spout_base.php``, ``write_record``, in current Moodle) put
+  an apostrophe before a cell that starts with ``=``, ``+``, ``-`` or ``@`` (a lone
+  ``-`` excepted): a response typed ``-0.5`` is downloaded as ``'-0.5``; the
+  apostrophe is dropped here. An attempt is graded when its state is ``Finished`` or
+  ``Submitted`` (Moodle 5's state for a submitted attempt whose automatic grading is
+  still queued: its responses are final).
 
 Any other layout is read through a column mapping (labcalc's field -> the file's header;
 for ``response`` and ``question_text``, the prefix of the numbered columns, such as
@@ -32,12 +38,19 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-__all__ = ["LayoutError", "Layout", "find_layout", "SLOT_PREFIX", "NO_RESPONSE"]
+__all__ = ["LayoutError", "Layout", "find_layout", "SLOT_PREFIX", "NO_RESPONSE", "GRADED_STATES"]
 
 #: How a response column's question is named until it is resolved: ``"#3"`` is slot 3.
 SLOT_PREFIX = "#"
 #: What Moodle's report writes for a question without a response.
 NO_RESPONSE = "-"
+#: States of an attempt whose responses are graded (lower case): Moodle's "Finished",
+#: and "Submitted" (submitted, its automatic grading still queued).
+GRADED_STATES = ("finished", "submitted")
+#: The other states Moodle's English reports write (an attempt not submitted).
+UNGRADED_STATES = ("in progress", "overdue", "never submitted", "not yet started", "abandoned")
+#: The apostrophe Moodle's spreadsheet writers put before a cell a spreadsheet would run.
+_ESCAPED = re.compile(r"'(?=\s*[=+\-@]|[\t\r\n])")
 
 #: Identity columns of Moodle's reports, in the order one is chosen as the student id
 #: (lower case, as :func:`labcalc._textio.column_name` gives them).
@@ -68,8 +81,8 @@ class Layout:
         ``(column, slot)`` of each response column (responses layout).
     texts : dict
         Slot -> column of the question text the student saw.
-    finished : str
-        The state of an attempt that is graded (when there is a state column).
+    finished : tuple of str
+        The states (lower case) of an attempt that is graded (when there is a state column).
     """
 
     kind: str
@@ -82,7 +95,7 @@ class Layout:
     state: int | None = None
     responses: list = field(default_factory=list)
     texts: dict = field(default_factory=dict)
-    finished: str = "finished"
+    finished: tuple = GRADED_STATES
 
     @property
     def has_variant(self) -> bool:
@@ -121,23 +134,39 @@ class Layout:
         if any(control.search(f) for f in head):
             yield row, None, "contains binary data or control characters"
             return
-        student = fields[self.student].strip()
+        student = _unescaped(fields[self.student]).strip()
         if not student and any("average" in f.lower() for f in fields[:self.student + 1]):
             return  # the "Overall average" line of a report: no student
         if self.state is not None:
             state = fields[self.state].strip()
-            if state.lower() != self.finished:
-                yield row, None, (f"attempt of {student[:40]!r} is {state[:30]!r}, not finished: not "
-                                  f"graded (only finished attempts are)")
+            if state.lower() not in self.finished:
+                yield row, None, _not_graded(student, state, self.finished)
                 return
         for column, slot in self.responses:
-            answer, text = fields[column], fields[self.texts[slot]] if slot in self.texts else ""
+            answer = _unescaped(fields[column])
+            text = _unescaped(fields[self.texts[slot]]) if slot in self.texts else ""
             if control.search(answer) or control.search(text):
                 yield row, None, (f"response {slot} contains binary data or control characters; that "
                                   f"answer is skipped")
                 continue
             answer = "" if answer.strip() == NO_RESPONSE else answer
             yield row, [student, f"{SLOT_PREFIX}{slot}", answer, "", text], None
+
+
+def _unescaped(cell: str) -> str:
+    """A cell of a Moodle download without the apostrophe Moodle put before ``=``, ``+``, ``-``, ``@``."""
+    return cell[1:] if cell[:1] == "'" and _ESCAPED.match(cell) else cell
+
+
+def _not_graded(student: str, state: str, finished: tuple) -> str:
+    """Why an attempt is not graded, and, for a state Moodle's English reports do not
+    write (another site language?), how to name the state of a finished attempt."""
+    graded = " or ".join(repr(s.capitalize()) for s in finished)
+    reason = f"attempt of {student[:40]!r} is {state[:30]!r}: not graded (only {graded} attempts are)"
+    if state.strip().lower() in UNGRADED_STATES or not state.strip():
+        return reason
+    return (f"{reason}; if {state[:30]!r} is how the site names a finished attempt, say so: "
+            f"--column finished={state[:30]!r} (or [lms] finished in the assignment)")
 
 
 def _numbered(columns, prefix: str) -> dict[int, int]:
@@ -218,7 +247,16 @@ def find_layout(header: list[str], columns: list[str], mapping=None) -> Layout:
     state = column("state", False)
     return Layout("responses", len(columns), student, header[student].strip(), state=state,
                   responses=sorted(((c, slot) for slot, c in responses.items()), key=lambda cs: cs[1]),
-                  texts=texts, finished=mapping.get("finished", "Finished").strip().lower())
+                  texts=texts, finished=_finished(mapping.get("finished")))
+
+
+def _finished(given) -> tuple:
+    """The states of a graded attempt: the mapping's (one name, or several separated by
+    ``|``), else :data:`GRADED_STATES`."""
+    if given is None:
+        return GRADED_STATES
+    names = tuple(n.strip().lower() for n in str(given).split("|") if n.strip())
+    return names or GRADED_STATES
 
 
 def _some(columns) -> str:

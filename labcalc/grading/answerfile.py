@@ -347,7 +347,8 @@ def read_answers(source, *, max_bytes: int = DEFAULT_MAX_BYTES, columns=None) ->
         ``variant``, ``state``, ``response``, ``question_text``) -> the file's header
         (any case); for ``response`` and ``question_text``, the prefix of numbered
         columns (``{"response": "Antwort"}`` reads ``Antwort 1``, ``Antwort 2``...);
-        ``finished`` names the state of a graded attempt (``"Finished"``).
+        ``finished`` names the states of a graded attempt, separated by ``|`` (by
+        default Moodle's ``Finished`` and ``Submitted``).
 
     Returns
     -------
@@ -377,8 +378,9 @@ def read_answers(source, *, max_bytes: int = DEFAULT_MAX_BYTES, columns=None) ->
     saves CSV), a comma in a number is its decimal mark: ``1,802 Mbit/s`` is 1.802
     Mbit/s, and ``1.234,5`` is 1234.5; a note gives how many answers hold one. In a
     responses report, a student with several finished attempts is graded on the last
-    one in the file (the others are reported), and an attempt that is not finished is
-    reported and not graded.
+    one in the file (the others are reported), an attempt that is not finished (or
+    submitted) is reported and not graded, and the apostrophe Moodle puts before a cell
+    starting with ``=``, ``+``, ``-`` or ``@`` is dropped (``'-0.5`` is ``-0.5``).
 
     Examples
     --------
@@ -505,7 +507,10 @@ def _last_attempts(rows, problems, notes):
                                           f"{keep} is graded"))
     if dropped:
         notes.append(f"{len(dropped)} earlier attempt{'s' if len(dropped) != 1 else ''} of students with "
-                     f"several finished attempts not graded: each student's last attempt in the file is")
+                     f"several finished attempts not graded: each student's last attempt in the file is "
+                     f"graded, while Moodle's quiz grade follows the quiz's grading method (by default the "
+                     f"highest grade); to grade the attempt Moodle keeps, download the report with 'Show at "
+                     f"most one finished attempt per user' ticked")
     return [r for r in rows if r[0] not in dropped]
 
 

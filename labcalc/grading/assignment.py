@@ -35,6 +35,8 @@ optional::
     grade_max = 10                        # the grade item's maximum: totals scaled to it
     slots = ["Q3", "Q4"]                  # what each "Response n" of the LMS file answers
                                           # (default: the questions, in order)
+    finished = "Finished|Submitted"       # the states of a graded attempt in the LMS file
+                                          # (default: Moodle's, in English)
 
 Unknown keys are refused (a typo must not silently change a class's grades), and
 every value is checked: the message names the file, the key and the value.
@@ -108,7 +110,9 @@ class Assignment:
         The answer id of each response column of an LMS responses file ("Response 1" is
         ``slots[0]``); the questions by default.
     finished : str
-        The state of an attempt that is graded in an LMS responses file.
+        The states of an attempt that is graded in an LMS responses file, separated by
+        ``|`` (``""``: Moodle's English ``Finished`` and ``Submitted``); also in
+        ``columns["finished"]``, where :func:`labcalc.grading.read_answers` takes it.
     source : str
         The file's name, for messages.
 
@@ -134,7 +138,7 @@ class Assignment:
     grade_item: str | None = None
     grade_max: float | None = None
     slots: tuple[str, ...] = ()
-    finished: str = "Finished"
+    finished: str = ""
     source: str = "assignment"
 
     @property
@@ -295,6 +299,9 @@ def assignment_from_dict(data: Mapping, source: str = "assignment") -> Assignmen
         columns[key] = _text(source, f"columns.{key}", value, 100)
     lms = _table(source, "lms", data.get("lms", {}))
     _unknown(source, "lms.", lms, _LMS)
+    finished = _text(source, "lms.finished", lms.get("finished", ""), 100).strip()
+    if finished:
+        columns["finished"] = finished
     identifier = None
     if "identifier" in lms:
         identifier = _text(source, "lms.identifier", lms["identifier"]).strip().lower()
@@ -310,7 +317,7 @@ def assignment_from_dict(data: Mapping, source: str = "assignment") -> Assignmen
         first_seed=first_seed, columns=columns, identifier=identifier,
         grade_item=_text(source, "lms.grade_item", lms["grade_item"]) if "grade_item" in lms else None,
         grade_max=grade_max, slots=slots,
-        finished=_text(source, "lms.finished", lms.get("finished", "Finished")), source=source)
+        finished=finished, source=source)
 
 
 def _atol(source, where, value, base: str) -> float:
