@@ -167,13 +167,16 @@ def test_any_layout_through_a_column_mapping(tmp_path, capsys):
     text = ("Nachname;Vorname;Matrikel;Status;Antwort 1;Antwort 2;Antwort 3;Antwort 4\n"
             "Doe;Ada;U2501;Beendet;1066 bytes;4,6904 Mbit/s;0,0619;300 ms\n")
     columns = {"student": "Matrikel", "state": "Status", "response": "Antwort", "finished": "Beendet"}
-    task = assignment_from_text('lab = "lab5"\nquestions = ["Q3", "Q4", "Q13.7", "Q29"]\n')
+    # every student had the handout's numbers: a quiz of one variant, seed 0 (without
+    # question texts, that is the only way to know the variant)
+    quiz = '[export]\nvariants = 1\nfirst_seed = 0\n'
+    task = assignment_from_text('lab = "lab5"\nquestions = ["Q3", "Q4", "Q13.7", "Q29"]\n' + quiz)
     res = grading.grade(grading.read_answers(text.encode(), columns=columns), assignment=task)
     assert res.problems == () and res.grades.loc[0, "total"] == 4
     # the same through the command line and the assignment's [columns]
     (tmp_path / "a.toml").write_text('lab = "lab5"\nquestions = ["Q3", "Q4", "Q13.7", "Q29"]\n'
-                                     '[columns]\nstudent = "Matrikel"\nstate = "Status"\nresponse = "Antwort"\n',
-                                     encoding="utf-8")
+                                     '[columns]\nstudent = "Matrikel"\nstate = "Status"\nresponse = "Antwort"\n'
+                                     + quiz, encoding="utf-8")
     (tmp_path / "in.csv").write_text(text, encoding="utf-8")
     assert main(["grade", "lab5", str(tmp_path / "in.csv"), "-o", str(tmp_path / "g.csv"), "--assignment",
                  str(tmp_path / "a.toml"), "--column", "finished=Beendet"]) == 0
@@ -265,6 +268,23 @@ def test_a_site_in_another_language_names_its_finished_state_in_the_assignment(t
     assert "1 student, 4 answers graded, mean 100.0 %" in capsys.readouterr().out
     assert main(base + ["--assignment", str(tmp_path / "b.toml")]) == 0
     assert "1 student, 4 answers graded, mean 100.0 %" in capsys.readouterr().out
+
+
+def test_responses_without_question_texts_are_not_graded_on_the_handout_numbers():
+    # the default Responses download has no question texts: on a quiz of several
+    # variants, which one Moodle drew is unknown, and grading every response on the
+    # handout's numbers (as before) gave a right answer 0 points silently
+    data = _openspout_csv([_head(texts=False),
+                           _attempt("Ada", "ada@uni.edu", "Finished", [(q, 2, _right(q, 2)) for q in ASKED],
+                                    texts=False)])
+    res = grading.grade(grading.read_answers(data), assignment=TASK)
+    assert res.detail.empty and len(res.problems) == len(ASKED)
+    assert all("'Question text' ticked" in p.reason and "variants 1-4" in p.reason for p in res.problems)
+    # a quiz of one variant says which: then it is graded on it
+    one = assignment_from_text(f'lab = "lab5"\nquestions = {ASKED!r}\n[export]\nvariants = 1\n'
+                               f'first_seed = 2\n'.replace("'", '"'))
+    res = grading.grade(grading.read_answers(data), assignment=one)
+    assert res.problems == () and res.grades.loc[0, "total"] == 4
 
 
 def test_a_responses_report_without_an_identity_column_is_refused_with_the_fix():

@@ -144,12 +144,14 @@ def grade(answers, lab=None, *, assignment=None, salt: str | None = None, accoun
     base_key = answer_key(lab, 0, accounting)
     point_values = _point_values(base_key, {**(task.points if task else {}), **(points or {})}, lab.name)
     rtol, atol = _tolerances(base_key, task)
+    from_slots = sheet.answers["question"].astype(str).str.startswith(SLOT_PREFIX).to_numpy()
     sheet, per_answer = resolve_slots(sheet, lab, task, accounting)
     rows = _Rows.of(sheet, base_key.ids)
     _drop_unknown_questions(rows, lab.name, base_key)
     asked = task.questions if task else base_key.ids
     if task:
         _drop_unasked(rows, set(asked), task)
+        _slot_variants(rows, from_slots, task, salt, per_answer)
     _resolve_variants(rows, sheet.has_variant, salt, lab, per_answer)
     by_seed = _fetch_keys(rows, lab, accounting, jobs)
     _drop_repeated_answers(rows, sheet.reread)
@@ -212,6 +214,30 @@ def _drop_unasked(r: "_Rows", asked: set, task) -> None:
         if r.ids[r.answer_index[i]] not in asked:
             r.skip(i, f"{r.ids[r.answer_index[i]]} was not asked in this assignment ({task.source}: "
                       f"{listing}); the answer is skipped")
+
+
+def _slot_variants(r: "_Rows", from_slots: np.ndarray, task, salt, per_answer: bool) -> None:
+    """The variant of an LMS report's responses placed by the assignment's slots (no
+    question text matched): the quiz's only variant, or the course salt's; otherwise
+    unknown, since the LMS drew one per student and question, and the row is skipped
+    (grading it on the handout's numbers would be silently wrong)."""
+    pending = np.flatnonzero(r.keep & from_slots & (r.variants < 0))
+    if not pending.size or salt is not None:
+        return
+    seeds = task.seeds
+    if len(seeds) == 1:
+        r.variants[pending] = seeds[0]
+        return
+    if per_answer:
+        return  # some texts matched: the others are reported as matching no variant
+    for i in pending:
+        r.skip(i, f"{r.questions[i]}: the report has no question text this response can be matched with, "
+                  f"so the variant the LMS drew is unknown (the quiz holds variants {seeds[0]}-{seeds[-1]}); download the "
+                  f"Responses report with 'Question text' ticked (Display options); if every student "
+                  f"had the same numbers, say which in the assignment ([export] variants = 1, first_seed = "
+                  f"the seed, 0 for the handout's)")
+    r.notes.append(f"{pending.size} responses not graded: without the question texts the variant of each "
+                   f"response is unknown (see the rows skipped)")
 
 
 def _check_sigfigs(sigfigs) -> None:
@@ -333,8 +359,9 @@ def _resolve_variants(r: _Rows, has_variant: bool, salt: str | None, lab, per_an
             elif first[s][0] != v:
                 r.skip(i, f"variant {v} differs from variant {first[s][0]} of the same student at row "
                           f"{first[s][1]}")
-    else:
-        r.variants = np.array([seeds.get(s, 0) for s in r.students], dtype=np.int64)
+    else:  # the salt's variant, else the handout's (0); one set from the quiz's only variant stays
+        r.variants = np.where(r.variants >= 0, r.variants,
+                              np.array([seeds.get(s, 0) for s in r.students], dtype=np.int64))
 
 
 def _fetch_keys(r: _Rows, lab, accounting: str, jobs: int | None) -> dict:
