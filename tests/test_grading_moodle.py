@@ -30,6 +30,8 @@ import pytest
 
 from labcalc import grading
 from labcalc.grading.export import MOODLE_FRACTIONS, UNIT_CHOICES
+from labcalc.grading.lms import moodle_question
+from labcalc.units import parse_quantity
 from labcalc.grading.moodle import (EXAMPLE_UNITS, SITE_LANGUAGES, UNITOPTIONAL, MoodleQuestion, php_stored,
                                     read_response, within_tolerance)
 
@@ -542,6 +544,32 @@ def test_known_difference_grades_outside_moodles_list():
     right = q.answers[0][1]
     q, moodle, labcalc = _one("Q4", 1, f"{right * 1.024 / 1000} Mbit/s")
     assert labcalc == 0.375 and moodle == 0.4
+
+
+def test_moodle_mode_never_gives_away_a_right_answer_the_student_did_not_type():
+    # a suggestion ("type ... to get full marks from both") only re-spells what was typed:
+    # a wrong answer (for labcalc and for Moodle) gets none. The unit of a suggestion is the
+    # typed one as the question lists it, and only where labcalc reads both as the same unit:
+    # '4.69 MB/s' (megabytes: 8 times too large) was told to type '4.69 Mb/s' (megabits)
+    lms = "moodle-en"
+    for answer_id, unit_names in (("Q4", ("MB/s", "kB/s", "MBps", "Gb/s")), ("Q3", ("b", "kB"))):
+        asked = moodle_question("lab5", answer_id, 1)
+        factor = asked.factor
+        right = asked.question.answers[0][1] * factor
+        for name in unit_names:
+            for case in (name, name.upper(), name.lower(), name.swapcase()):
+                try:
+                    scale, _ = parse_quantity(f"1 {case}")
+                except ValueError:
+                    continue
+                for times in (1.0, 8.0, 0.125, 1000.0):
+                    text = f"{right * times / scale:.6g} {case}"
+                    mine = grading.check_answer(answer_id, text, lab="lab5", seed=1)
+                    if mine.score < 1 and asked.question.grade(text, lms).fraction < 1:
+                        verdict = grading.check_cell(answer_id, text, lab="lab5", seed=1, lms=lms, quiet=True)
+                        assert "to get full marks" not in verdict.message, (answer_id, text, verdict.message)
+    message = grading.check_cell("Q4", "4.69 MB/s", lab="lab5", lms=lms, quiet=True).message
+    assert "type" not in message and "it tries its answers in order" in message
 
 
 # -- GIFT, read by an independent parser ----------------------------------------------

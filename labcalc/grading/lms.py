@@ -246,6 +246,16 @@ def _by_case(units: Mapping[str, float]) -> dict[str, str]:
     return out
 
 
+def _same_unit(typed: str, listed: str) -> bool:
+    """Whether labcalc reads two unit spellings as the same unit."""
+    from labcalc.units import unit_scale
+
+    try:
+        return unit_scale(typed) == unit_scale(listed)
+    except ValueError:
+        return False
+
+
 def _causes(answer: str, graded, asked: AskedQuestion, lang, labcalc_number) -> list[tuple[str, str]]:
     """Why Moodle grades ``answer`` differently: ``(kind, words)`` pairs, kind ``"number"``
     (the number is read otherwise), ``"unit"`` (the unit is not one Moodle knows),
@@ -267,8 +277,12 @@ def _causes(answer: str, graded, asked: AskedQuestion, lang, labcalc_number) -> 
             causes.append(("number", f"a site in {lang.name} reads ',' as a decimal separator"))
     unit = reading.unit
     if reading.multiplier is not None and graded.answer is not None and not graded.unit_right:
-        causes.append(("penalty", f"no answer holds {_typed(value)} {unit}, so it takes {_typed(value)} "
-                                  f"as {asked.unit} with a wrong unit, which costs the unit penalty"))
+        # Moodle tries each answer in turn, first with the value converted, then as typed:
+        # an answer that holds the bare number comes first, whatever a later one holds
+        causes.append(("penalty", f"it tries its answers in order, each with the value converted to "
+                                  f"{asked.unit} and then with the number alone, and the first to match takes "
+                                  f"{_typed(value)} as {asked.unit} with a wrong unit, which costs the unit "
+                                  f"penalty"))
     if value is None or not unit or reading.multiplier is not None:
         return causes
     stripped = unit.rstrip(".,;:!?")
@@ -283,7 +297,7 @@ def _causes(answer: str, graded, asked: AskedQuestion, lang, labcalc_number) -> 
     elif stripped != unit and stripped in asked.question.units:
         causes.append(("unit", f"the '{unit[len(stripped):]}' after the unit makes '{unit}' a unit it does "
                                f"not know"))
-    elif unit.lower() in by_case:
+    elif unit.lower() in by_case and _same_unit(unit, by_case[unit.lower()]):
         causes.append(("unit", f"it matches unit names letter for letter, and '{unit}' is not "
                                f"'{by_case[unit.lower()]}'"))
     else:
@@ -315,8 +329,11 @@ def _suggestion(answer: str, result: CheckResult, reading, asked: AskedQuestion,
     unit_part = reading.unit.strip().rstrip(".,;:!?") if reading.unit else ""
     typed_number = _number_read_by_labcalc(answer)
     if result.given is not None and math.isfinite(result.given):
-        if typed_number is not None and unit_part.lower() in by_case:
-            candidates.append(f"{_typed(typed_number)} {by_case[unit_part.lower()]}")
+        listed = by_case.get(unit_part.lower())
+        # the unit as the question lists it, only where labcalc reads both spellings as the
+        # same unit (Mbit/S and Mbit/s; not MB/s and Mb/s, megabytes and megabits)
+        if typed_number is not None and listed is not None and _same_unit(unit_part, listed):
+            candidates.append(f"{_typed(typed_number)} {listed}")
         candidates.append(f"{_typed(result.given / asked.factor)} {asked.unit}".strip())
     if reading.value is not None:
         if reading.multiplier is not None:
