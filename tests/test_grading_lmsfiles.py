@@ -342,6 +342,28 @@ def test_the_grade_import_file_is_what_moodle_reads(tmp_path):
         moodle_grade_import(res2, identifier="name")
 
 
+def test_the_grade_import_file_matches_moodles_users_as_moodle_stores_them(tmp_path, capsys):
+    # Moodle keeps usernames in lower case (it lowers them when a user is created) and its
+    # import matches the identifier exactly: a class file with "U2501" wrote "U2501",
+    # and the import stopped at it
+    res = grading.grade(grading.read_answers(b"student,question,answer\nU2501,Q4,4.69 Mbit/s\n"
+                                             b"u2502,Q4,4.69 Mbit/s\n"), "lab5")
+    text = moodle_grade_import(res, identifier="username")
+    got = _moodle_import(text, {"u2501", "u2502"}, "Username", "labcalc lab5")
+    assert set(got) == {"u2501", "u2502"}
+    # ids that are not email addresses under an "Email address" column: refused with the fix
+    data = _report([("Ada", "ada@uni.edu", "Finished", [(q, 1, _right(q, 1)) for q in ASKED])])
+    by_name = grading.grade(grading.read_answers(data, columns={"student": "Last name"}), assignment=TASK)
+    with pytest.raises(ValueError, match="the student id 'Doe' \\(from column 'Last name'\\) is not an email "
+                                         "address, and Moodle's import stops"):
+        moodle_grade_import(by_name, identifier="email")
+    # the two steps it names work
+    assert moodle_grade_import(by_name, identifier="username").splitlines()[1].startswith("doe,")
+    by_email = grading.grade(grading.read_answers(data, columns={"student": "Email address"}), assignment=TASK)
+    assert _moodle_import(moodle_grade_import(by_email, identifier="email"), {"ada@uni.edu"}, "Email address",
+                          "Lab 5 quiz") == {"ada@uni.edu": 4.0}
+
+
 def _spreadsheet_resave(text: str) -> str:
     """A spreadsheet opening a CSV and saving it again: every cell that reads as a number
     becomes a double and is written back with at most 15 significant digits (Excel keeps

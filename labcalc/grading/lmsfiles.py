@@ -192,7 +192,9 @@ def moodle_grade_import(result, *, identifier: str | None = None, grade_item: st
         column to (``useremail``, ``username``, ``useridnumber``). By default the
         column the ids came from (a Moodle report's ``Email address`` or
         ``Username``), the assignment's ``[lms] identifier``, else ``email`` when every
-        id holds an ``@``, else ``username``.
+        id holds an ``@``, else ``username``. Usernames are written in lower case, as
+        Moodle keeps them; email ids without an ``@`` are refused (the import would
+        stop at the first).
     grade_item : str, optional
         Header of the grade column (the assignment's ``[lms] grade_item`` or title,
         else ``"labcalc <lab>"``); map it to the grade item in the import's preview,
@@ -212,6 +214,12 @@ def moodle_grade_import(result, *, identifier: str | None = None, grade_item: st
     str
         The CSV text (comma-separated, UTF-8; write it with a byte-order mark for Excel,
         which :func:`write_moodle_grade_import` does and Moodle's importer removes).
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``identifier``, a ``grade_max`` that is not > 0, or email ids
+        that are not email addresses.
 
     Notes
     -----
@@ -235,7 +243,7 @@ def moodle_grade_import(result, *, identifier: str | None = None, grade_item: st
     >>> res = grade(read_answers(b"student,question,answer\\nU2501,Q4,4.69 Mbit/s\\n"), "lab5")
     >>> print(moodle_grade_import(res, grade_item="Lab 5", grade_max=10))
     Username,Lab 5,labcalc variant
-    U2501,0.1818,v0
+    u2501,0.1818,v0
     <BLANKLINE>
     """
     import pandas as pd
@@ -253,11 +261,22 @@ def moodle_grade_import(result, *, identifier: str | None = None, grade_item: st
     if grade_max is not None and not (np.isfinite(grade_max) and grade_max > 0):
         raise ValueError(f"grade_max must be a number > 0; got {grade_max!r}")
     g = result.grades
+    students = [str(x) for x in g["student"]]
+    if header == IDENTIFIER_HEADERS["username"]:
+        # Moodle keeps usernames in lower case and the import matches them exactly
+        students = [x.lower() for x in students]
+    elif header == IDENTIFIER_HEADERS["email"]:
+        odd = next((x for x in students if "@" not in x), None)
+        if odd is not None:
+            raise ValueError(f"identifier email: the student id {odd[:40]!r} (from column {result.id_column!r}) "
+                             f"is not an email address, and Moodle's import stops at the first id it cannot "
+                             f"match; grade the file's email column (--column student='Email address'), or "
+                             f"say what the ids are (--moodle-id username or idnumber, [lms] identifier)")
     total = g["total"].to_numpy(float)
     if grade_max is not None:
         max_total = g["max_total"].to_numpy(float)
         total = np.where(max_total > 0, total / np.where(max_total > 0, max_total, 1) * grade_max, 0.0)
-    out = pd.DataFrame({header: [csv_safe(s) for s in g["student"]], item: np.round(total, 4)})
+    out = pd.DataFrame({header: [csv_safe(s) for s in students], item: np.round(total, 4)})
     if per_question:
         for answer_id in result.stats.index:
             out[f"{item} {answer_id}"] = np.round(g[answer_id].to_numpy(float), 4)
