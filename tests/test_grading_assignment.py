@@ -77,7 +77,7 @@ def test_the_file_is_read_and_checked(assignment_file):
     ('lab = "lab5"\nquestions = ["Q4", "q4"]', "questions[1]: Q4 is asked twice"),
     ('lab = "lab5"\nquestions = "Q4"', "questions: expected a list"),
     ('lab = "lab5"\nquestions = ["Q4"]\n[points]\nQ9 = 1', "points.Q9: Q9 is not among the questions asked"),
-    ('lab = "lab5"\nquestions = ["Q4"]\n[points]\nQ4 = -1', "points.Q4: must be >= 0; got -1"),
+    ('lab = "lab5"\nquestions = ["Q4"]\n[points]\nQ4 = -1', "points.Q4: must be between 0 and 1e+06; got -1"),
     ('lab = "lab5"\nquestions = ["Q4"]\n[points]\nQ4 = 0', "points: the questions asked are worth 0 points"),
     ('lab = "lab5"\nquestions = ["Q4"]\n[tolerance]\nQ4 = {rtol = 2}', "tolerance.Q4.rtol: must be between 0 and 0.5"),
     ('lab = "lab5"\nquestions = ["Q29"]\n[tolerance]\nQ29 = {atol = "1 Mbit/s"}', "is in bit/s, but the answer is in s"),
@@ -89,6 +89,16 @@ def test_the_file_is_read_and_checked(assignment_file):
     ('lab = "lab5"\nquestion = ["Q4"]', "'question': unknown key"),
     ('lab = "lab5"\nquestions = [', "not valid TOML"),
     ("x = " + "[" * 3000 + "]" * 3000, "nested too deeply"),
+    # points whose total overflows gave percentages of NaN
+    ('lab = "lab5"\nquestions = ["Q3", "Q4"]\n[points]\nQ3 = 1e308\nQ4 = 1e308', "points.Q3: must be between 0 and 1e+06"),
+    # TOML keys that differ in case name the same answer: the last one silently won
+    ('lab = "lab5"\nquestions = ["Q4"]\n[points]\nQ4 = 2\nq4 = 5', "points.q4: Q4 is given twice (as 'Q4' and 'q4')"),
+    ('lab = "lab5"\nquestions = ["Q4"]\n[tolerance]\nQ4 = {rtol = 0.1}\nq4 = {atol = 1}', "tolerance.q4: Q4 is given twice"),
+    # an id with a dot must be quoted in a TOML key; a question with parts has no points of its own
+    ('lab = "lab5"\nquestions = ["Q13"]\n[points]\nQ13.7 = 2', 'points.Q13.7: write the answer id in quotes, "Q13.7" = ...'),
+    ('lab = "lab5"\nquestions = ["Q13"]\n[points]\nQ13 = 2', 'points.Q13: Q13 asks for 12 numbers, each with its own id'),
+    # a slot that was not asked placed every response on a question graded as "not asked"
+    ('lab = "lab5"\nquestions = ["Q3"]\n[lms]\nslots = ["Q4"]', "lms.slots[0]: Q4 is not among the questions asked"),
 ])
 def test_a_bad_file_names_the_key_and_the_value(text, message):
     with pytest.raises(AssignmentError) as err:

@@ -13,6 +13,7 @@ optional::
 
     [points]                              # default: the lab's own points (1 each)
     Q4 = 2
+    "Q13.7" = 0.5                         # an id with a dot goes in quotes
 
     [tolerance]                           # per answer id; atol as a number in base units
     Q4 = { rtol = 0.02 }                  # or as text with a unit
@@ -61,6 +62,8 @@ __all__ = ["Assignment", "AssignmentError", "read_assignment", "assignment_from_
 
 #: Largest assignment file read [bytes].
 MAX_BYTES = 1_000_000
+#: Most points one answer can be worth (the total of a class stays a finite number).
+MAX_POINTS = 1_000_000
 #: The fields of an answers file that ``[columns]`` may name (see :func:`labcalc.grading.read_answers`).
 COLUMN_FIELDS = ("student", "question", "answer", "variant", "state", "response", "question_text")
 #: Identifier columns Moodle's grade import matches, by the names ``[lms] identifier`` takes.
@@ -209,11 +212,26 @@ def _answer_ids(lab, source: str, where: str, values) -> list[str]:
     return out
 
 
-def _one_id(lab, source, where, key) -> str:
+def _one_id(lab, source, where, key, seen: dict | None = None, value=None) -> str:
+    """The answer id a table key names (any case); ``seen`` (id -> key) refuses the same
+    id given twice, which TOML allows when the keys differ in case (``Q4`` and ``q4``)."""
     ids = {a.id.lower(): a.id for a in lab.answers}
     found = ids.get(str(key).strip().lower())
     if found is None:
+        parts = [a.id for a in lab.answers if a.id.lower().startswith(str(key).strip().lower() + ".")]
+        if parts and isinstance(value, dict) and value and all(str(k).isdigit() for k in value):
+            # TOML reads an unquoted Q13.7 = ... as the table Q13 holding 7
+            dotted = f"{key}.{next(iter(value))}"
+            _fail(source, f"{where}.{next(iter(value))}", f"write the answer id in quotes, \"{dotted}\" = ...: "
+                                                           f"TOML reads {dotted} = ... as a table {key}")
+        if parts and str(key).strip():
+            _fail(source, where, f"{key} asks for {len(parts)} numbers, each with its own id: give each its "
+                                 f"own key (\"{parts[0]}\" = ..., \"{parts[-1]}\" = ...)")
         _fail(source, where, f"{lab.name} has no answer {key!r}")
+    if seen is not None:
+        if found in seen:
+            _fail(source, where, f"{found} is given twice (as {seen[found]!r} and {key!r}); keep one")
+        seen[found] = key
     return found
 
 
@@ -263,17 +281,19 @@ def assignment_from_dict(data: Mapping, source: str = "assignment") -> Assignmen
         _fail(source, "accounting", f"must be one of {', '.join(ACCOUNTINGS)}; got {accounting!r}")
     default_points = {a.id: float(a.points) for a in lab.answers}
     points = {q: default_points[q] for q in questions}
+    seen: dict = {}
     for key, value in _table(source, "points", data.get("points", {})).items():
-        answer_id = _one_id(lab, source, f"points.{key}", key)
+        answer_id = _one_id(lab, source, f"points.{key}", key, seen, value)
         if answer_id not in points:
             _fail(source, f"points.{key}", f"{answer_id} is not among the questions asked")
-        points[answer_id] = _number(source, f"points.{key}", value)
+        points[answer_id] = _number(source, f"points.{key}", value, high=MAX_POINTS)
     if sum(points.values()) <= 0:
         _fail(source, "points", "the questions asked are worth 0 points in total")
     rtol, atol = {}, {}
     units = {a.id: a.unit for a in lab.answers}
+    seen = {}
     for key, value in _table(source, "tolerance", data.get("tolerance", {})).items():
-        answer_id = _one_id(lab, source, f"tolerance.{key}", key)
+        answer_id = _one_id(lab, source, f"tolerance.{key}", key, seen, value)
         if answer_id not in points:
             _fail(source, f"tolerance.{key}", f"{answer_id} is not among the questions asked")
         value = _table(source, f"tolerance.{key}", value)
@@ -311,6 +331,11 @@ def assignment_from_dict(data: Mapping, source: str = "assignment") -> Assignmen
     if "grade_max" in lms:
         grade_max = _number(source, "lms.grade_max", lms["grade_max"], low=1e-9, high=1e6)
     slots = tuple(_answer_ids(lab, source, "lms.slots", lms["slots"])) if "slots" in lms else tuple(questions)
+    for k, answer_id in enumerate(slots):
+        if answer_id not in points:
+            _fail(source, f"lms.slots[{k}]", f"{answer_id} is not among the questions asked (the slots say "
+                                             f"what each response of the quiz answers: the questions, in "
+                                             f"the quiz's order)")
     return Assignment(
         lab=lab.name, questions=tuple(questions), points=points, rtol=rtol, atol=atol, credit=credit,
         accounting=accounting, title=_text(source, "title", data.get("title", "")), variants=variants,
