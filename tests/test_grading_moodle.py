@@ -455,7 +455,10 @@ def test_the_export_states_its_site_language_and_how_to_answer():
     assert all("Moodle site in German (decimal separator ',', thousands separator '.')" in i for i in infos)
     texts = [q.find("questiontext/text").text for q in root if q.get("type") == "numerical"]
     assert "a unit written exactly as listed, such as Mbit/s, kbit/s, Mbps or kB/s" in texts[0]
-    assert "decimal point or a decimal comma" in texts[0] and "Type the number alone" in texts[1]
+    # on a German site '.' is the thousands separator: Moodle flags a response holding one
+    # (is_complete_response), so the text asks for the decimal comma
+    assert "with a decimal comma and no thousands separator (4,5, not 4.5)" in texts[0]
+    assert "Type the number alone" in texts[1]
     english = grading.moodle_xml("lab5", [1], answer_ids=["Q4"])
     assert "Moodle site in English (decimal separator '.', thousands separator ',')" in english
     assert "with a decimal point and no thousands separator (4.5, not 4,5)" in english

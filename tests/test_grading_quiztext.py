@@ -67,6 +67,9 @@ def test_every_question_says_how_to_answer(answer_id, what_xml, what_gift):
 
 def test_the_instruction_follows_the_site_language():
     assert "with a decimal point or a decimal comma" in answer_instruction("Mbit/s", site="fr")
+    # a German site's thousands separator is '.': Moodle warns about "4.5" (qtype_numerical
+    # is_complete_response: "without using the thousand separator"), so only the comma is asked
+    assert "with a decimal comma and no thousands separator (4,5, not 4.5)" in answer_instruction("ms", site="de")
     assert "with a decimal point and no thousands separator (4.5, not 4,5)" in answer_instruction("Mbit/s")
 
 

@@ -70,7 +70,13 @@ Read from Moodle's source and the language packs, not measured: a French or Germ
 reads a lone comma as the decimal separator (``4,69`` is 4.69, ``1,066`` is 1.066); a
 German site still reads a ``.`` as a decimal point when the text holds one (``1.066`` is
 1.066); Moodle removes only plain spaces (``4.69 M bit/s`` is read as ``Mbit/s``, and
-a no-break space before the unit makes it unknown) and reads the digits 0-9 only.
+a no-break space before the unit makes it unknown) and reads the digits 0-9 only. A
+response that holds the site's thousands separator, when that is ``.`` or ``,``, is
+graded as above but flagged as incomplete (``is_complete_response``, "Please enter your
+answer without using the thousand separator"): in a quiz with deferred feedback it is
+graded when the attempt is submitted; with interactive behaviour the Check button shows
+the warning instead of grading, so the student can retype it (the grade above is what
+the attempt gets if it is submitted as it is).
 
 Examples
 --------
@@ -520,7 +526,12 @@ def how_to_answer(unit: str, site="en") -> str:
     -----
     What the measured rules (module documentation) make safe on every site: a decimal
     point (a comma only where the site's decimal separator is one), no thousands
-    separator, a power of ten as ``e``, and a unit name typed exactly as listed.
+    separator, a power of ten as ``e``, and a unit name typed exactly as listed. Where
+    the site's thousands separator is ``.`` or ``,``, a response holding it is one
+    Moodle reads but flags (``qtype_numerical_question::is_complete_response``:
+    "Please enter your answer without using the thousand separator"; in an interactive
+    quiz the Check button does not grade it): on a German site the text asks for the
+    decimal comma only.
 
     Examples
     --------
@@ -530,7 +541,11 @@ def how_to_answer(unit: str, site="en") -> str:
     Type the number alone, with a decimal point or a decimal comma and no thousands separator (4.5 or 4,5).
     """
     lang = site_language(site)
-    if lang.decsep == ",":
+    if lang.decsep == "," and lang.thousandssep == ".":
+        # a '.' is the site's thousands separator: Moodle still reads 4.5 as 4.5 when
+        # grading, but warns that the answer holds a thousands separator
+        number = "with a decimal comma and no thousands separator (4,5, not 4.5)"
+    elif lang.decsep == ",":
         number = "with a decimal point or a decimal comma and no thousands separator (4.5 or 4,5)"
     else:
         number = "with a decimal point and no thousands separator (4.5, not 4,5)"
