@@ -1,9 +1,9 @@
 """A longer fuzzing campaign than `make test` can afford, with fresh random examples.
 
 `make test` runs the property suites (tests/test_fuzz_readers.py, tests/test_fuzz_inputs.py,
-tests/test_fuzz_units.py, tests/test_fuzz_manifest.py, tests/test_fuzz_answer_sheets.py)
-derandomized, a few hundred examples per target, so that every run checks the same cases
-in a few seconds. Before a release, or after changing a reader or the grammar, run this
+tests/test_fuzz_units.py, tests/test_fuzz_manifest.py, tests/test_fuzz_answer_sheets.py,
+tests/test_fuzz_lms.py) derandomized, a few hundred examples per target, so that every
+run checks the same cases in a few seconds. Before a release, or after changing a reader or the grammar, run this
 script: it runs the same properties with N random examples each (new ones every time, no
 example database) and prints one line per target. A failure prints the exception and the
 example; turn it into a test of its own before fixing it.
@@ -21,9 +21,12 @@ mutated measurement CSVs and mutated scenario files (tests/test_fuzz_inputs.py);
 spellings against the grammar's documented rules, with pint handed only names the grammar
 decided (tests/test_fuzz_units.py); answer sheets of every shape
 (tests/test_fuzz_answer_sheets.py: labcalc's layout, Moodle's Responses report, mapped
-layouts, with random headers, widths, delimiters and cells); random mixes of Windows ping
-lines (any encoding) and of Wireshark CSV rows (any separator) for their readers
-(tests/test_measure_ping_windows.py, tests/test_measure_wireshark.py).
+layouts, with random headers, widths, delimiters and cells); the LMS surfaces
+(tests/test_fuzz_lms.py: assignment files, Moodle's reading of a response against a
+transcription of its PHP, Moodle mode's grades and suggestions, grade files for Moodle's
+import); random mixes of Windows ping lines (any encoding) and of Wireshark CSV rows (any
+separator) for their readers (tests/test_measure_ping_windows.py,
+tests/test_measure_wireshark.py).
 Manifest: hostile manifests (names with NUL or newlines, 5,000-character names, symlink
 loops, files outside the folder, the same file twice, huge windows, losses combined) and
 any file content under every format (tests/test_fuzz_manifest.py).
@@ -69,7 +72,7 @@ def fuzz_readers(n: int) -> int:
 
 
 def fuzz_inputs(n: int, modules=("tests.test_fuzz_inputs", "tests.test_fuzz_units",
-                                        "tests.test_fuzz_answer_sheets",
+                                        "tests.test_fuzz_answer_sheets", "tests.test_fuzz_lms",
                                         "tests.test_measure_ping_windows", "tests.test_measure_wireshark")) -> int:
     import importlib
 

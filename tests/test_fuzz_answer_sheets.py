@@ -26,7 +26,8 @@ SHEETS = settings(derandomize=True, deadline=None, max_examples=60,
 
 _CELLS = st.sampled_from(["4.69 Mbit/s", "4,69 Mbit/s", "1066 bytes", "0,0619", "-", "", '"', '""', "=1+1",
                           "<b>x</b>", "Finished", "In progress", "U2501", "u2501", "v12", "12", "Q4", "q13.7",
-                          "#3", "ada", "\ufeff", "\x00", "a\nb", "1.234,5 kbit/s", " ", ";", ","])
+                          "#3", "ada", "\ufeff", "\x00", "a\nb", "1.234,5 kbit/s", " ", ";", ",",
+                          "'+4.69 Mbit/s", "'-0", "'=1+1", "'", "Submitted", "Never submitted", "Terminé"])
 _HEADERS = st.sampled_from(["student", "question", "answer", "variant", "Student", "Username", "Email address",
                             "ID number", "State", "Response 1", "Response 2", "Response 13", "Question 1",
                             "Question 2", "Right answer 1", "Last name", "Grade/4.00", "response", "", "x",
@@ -83,6 +84,8 @@ def _check(data: bytes, columns=None) -> None:
 @example(data=b"student,student,question,answer\nada,ada,Q4,1\n")
 @example(data=b"Username,Username,Response 1\nada,bob,1\n")
 @example(data=b"sep=;\nstudent;question;answer\nada;Q4;4,690 Mbit/s\n")
+@example(data=("\ufeffLast name,Email address,State,Response 1,Response 2\nDoe,'-x@u.edu,Submitted,"
+               "\"'+1066 bytes\",'=1+1\n").encode())
 def test_any_sheet_is_read_and_graded_or_refused_by_name(data):
     _check(data)
 
