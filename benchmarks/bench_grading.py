@@ -183,6 +183,33 @@ def header_table(repeat: int) -> None:
                 print(f"{label:<58}{len(data) / 1e3:8.0f}{t:10.3f}{1e6 * t / n:15.2f}")
     print("linear: the time per column stays the same as the header grows (it took 110 s at 100,000 "
           "columns before issue 20)")
+    long_texts_table(repeat)
+
+
+def long_texts_table(repeat: int) -> None:
+    """Time a Moodle report whose question texts are long runs of short sentences.
+
+    A question text is matched to the exported questions by the sentence end where the
+    question stops (``lmsfiles._match``): 2,000 characters of ``"a. "`` have 660 sentence
+    ends, each one a slice and a look-up before only the ends at the length of an
+    exported question were tried (8 s for 2,000 attempts x 4 such texts; 2 s after).
+    """
+    from labcalc import grading
+    from labcalc.grading.assignment import assignment_from_text
+
+    task = assignment_from_text('lab = "lab5"\nquestions = ["Q3", "Q4", "Q13.7", "Q29"]\n')
+    print(f"{'Moodle report with long question texts':<58}{'KB':>8}{'time [s]':>10}{'ms per text':>15}")
+    grading.grade(grading.read_answers(b"Username,State,Question 1,Response 1\nada,Finished,x,1 ms\n"),
+                  assignment=task)  # warm: the answer keys and the index of the quiz's texts
+    for attempts in (500, 2000):
+        head = "Username,State," + ",".join(f"Question {n},Response {n}" for n in range(1, 5))
+        text = '"' + "a. b. " * 330 + '"'
+        data = ("\n".join([head] + [f"s{k},Finished," + ",".join([text, "1 ms"] * 4) for k in range(attempts)])
+                + "\n").encode()
+        sheet = grading.read_answers(data)
+        t, _ = best_of(repeat, lambda: grading.grade(sheet, assignment=task))
+        print(f"{f'{attempts:,} attempts x 4 texts of 660 sentences: graded':<58}{len(data) / 1e3:8.0f}{t:10.3f}"
+              f"{1e3 * t / (4 * attempts):15.3f}")
 
 
 def _refused(grading, data):

@@ -67,13 +67,17 @@ def _text_index(lab, task, accounting: str) -> dict[str, tuple[str, int]]:
     return index
 
 
-def _match(text: str, index: dict) -> tuple[str, int] | None:
+def _match(text: str, index: dict, lengths: frozenset) -> tuple[str, int] | None:
     """The (answer id, seed) whose question is the start of ``text`` (what follows it is
-    the instruction on how to answer, whatever its wording)."""
+    the instruction on how to answer, whatever its wording). Only the sentence ends at
+    the length of an indexed text are tried (``lengths``): a long text of many short
+    sentences costs one look-up per question length, not one per sentence."""
     text = _normal(text)
     if text in index:
         return index[text]
     for m in reversed(list(_SENTENCE_END.finditer(text))):
+        if m.end() not in lengths:
+            continue
         found = index.get(text[:m.end()])
         if found is not None:
             return found
@@ -137,10 +141,11 @@ def resolve_slots(sheet, lab, task=None, accounting: str = "wire"):
     variants = df["variant"].to_numpy(np.int64).copy()
     texts = df["question_text"].to_numpy(object)
     index = _text_index(lab, task, accounting) if sheet.question_texts else {}
+    lengths = frozenset(map(len, index))
     slots = task.slots if task is not None else ()
     matched = 0
     for i in slot_rows:
-        found = _match(texts[i], index) if index and texts[i] else None
+        found = _match(texts[i], index, lengths) if index and texts[i] else None
         if found is not None:
             questions[i], variants[i] = found
             matched += 1
