@@ -263,7 +263,7 @@ def test_slip_tolerance_matches_grade():
             # Moodle's grade list (37.5 % is written as 40 %)
             text = f"{shown:.12g} {item['unit']}".strip()
             r = grading.check_answer(answer_id, text, lab="lab5")
-            assert fraction == grading.export._nearest_fraction(r.score), (answer_id, text, r.message)
+            assert fraction == grading.export.nearest_fraction(r.score), (answer_id, text, r.message)
 
 
 def test_percent_feedback_follows_the_prompt():

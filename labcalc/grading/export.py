@@ -114,7 +114,7 @@ from labcalc.grading.messages import NONNEGATIVE_NAME, slip_hint, times_text
 from labcalc.grading.moodle import site_language
 from labcalc.grading.quiztext import question_text, rounded_bands
 
-__all__ = ["moodle_xml", "gift", "quiz_items", "MOODLE_FRACTIONS", "UNIT_CHOICES"]
+__all__ = ["moodle_xml", "gift", "quiz_items", "nearest_fraction", "MOODLE_FRACTIONS", "UNIT_CHOICES"]
 
 #: The grades Moodle accepts for an answer [percent].
 MOODLE_FRACTIONS = (100.0, 90.0, 83.33333, 80.0, 75.0, 70.0, 66.66667, 60.0, 50.0, 40.0,
@@ -193,8 +193,24 @@ def _clean(x: float) -> float:
 UNIT_CHOICES: Mapping[str, Sequence[tuple[str, float]]] = _UnitChoices()
 
 @functools.lru_cache(maxsize=1024)
-def _nearest_fraction(share: float) -> float:
-    """The grade Moodle accepts [%] nearest to a share of the points [1]."""
+def nearest_fraction(share: float) -> float:
+    """The grade Moodle accepts nearest to a share of the points (what the quiz writes).
+
+    Parameters
+    ----------
+    share : float
+        A share of the points [1].
+
+    Returns
+    -------
+    float
+        The nearest of :data:`MOODLE_FRACTIONS` [%].
+
+    Examples
+    --------
+    >>> nearest_fraction(0.375), nearest_fraction(0.75)
+    (40.0, 75.0)
+    """
     return min(MOODLE_FRACTIONS, key=lambda f: abs(f - 100.0 * share))
 
 
@@ -411,7 +427,7 @@ def _label(what, accounting, others, feedbacks):
     text = feedbacks.get(fkey)
     if text is None:
         text = feedbacks[fkey] = _feedback(code, f, ratio, accounting, other)
-    return _nearest_fraction(score), text
+    return nearest_fraction(score), text
 
 
 def _alternatives(key, i: int, accounting: str) -> dict[str, list[float]]:

@@ -85,16 +85,17 @@ def moodle_grade_of(score: float) -> float:
     Returns
     -------
     float
-        The nearest of :data:`labcalc.grading.export.MOODLE_FRACTIONS`, as a share [0..1].
+        The nearest of :data:`labcalc.grading.export.MOODLE_FRACTIONS`, as a share [0..1]
+        (:func:`labcalc.grading.export.nearest_fraction`, which the export writes).
 
     Examples
     --------
     >>> moodle_grade_of(0.375), moodle_grade_of(0.75)
     (0.4, 0.75)
     """
-    from labcalc.grading.export import MOODLE_FRACTIONS
+    from labcalc.grading.export import nearest_fraction
 
-    return min(MOODLE_FRACTIONS, key=lambda f: abs(f - 100.0 * score)) / 100.0
+    return nearest_fraction(float(score)) / 100.0
 
 
 def _credit_key(credit: Mapping[str, float] | None):

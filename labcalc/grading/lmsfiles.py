@@ -36,13 +36,15 @@ import unicodedata
 import numpy as np
 
 from labcalc.grading._layouts import SLOT_PREFIX
+from labcalc.grading.assignment import IDENTIFIERS
 
 __all__ = ["resolve_slots", "moodle_grade_import", "write_moodle_grade_import", "IDENTIFIER_HEADERS"]
 
 #: The identifier columns of Moodle's grade import, by the field the import maps them to
 #: (``gradeimport_csv_load_data::map_user_data_with_value``: useremail, username,
-#: useridnumber), named as Moodle's own reports name them.
-IDENTIFIER_HEADERS = {"email": "Email address", "username": "Username", "idnumber": "ID number"}
+#: useridnumber), named as Moodle's own reports name them: the assignment's
+#: ``[lms] identifier`` names (:data:`labcalc.grading.assignment.IDENTIFIERS`).
+IDENTIFIER_HEADERS = IDENTIFIERS
 _SENTENCE_END = re.compile(r"[.?!:](?= )")
 
 
