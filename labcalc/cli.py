@@ -114,8 +114,9 @@ def _build_parser() -> argparse.ArgumentParser:
     p_grade.add_argument("--sigfigs", type=int, default=None, help="grade on significant digits instead")
     p_grade.add_argument("--max-bytes", type=int, default=None, help="refuse larger answers files")
     p_grade.add_argument("--lms", default=None, choices=_LMS,
-                         help="the course grades the exported quiz in Moodle, on a site in this language: "
-                              "give Moodle's grade, and say in the feedback where labcalc's differs and why")
+                         help="the course grades the exported quiz (Moodle XML) in Moodle, on a site in this "
+                              "language: give Moodle's grade, and say in the feedback where labcalc's differs and "
+                              "why")
     p_grade.add_argument("--assignment", default=None,
                          help="assignment TOML: the questions asked, their points, tolerances and slip credits "
                               "(the same file as for labcalc export)")
