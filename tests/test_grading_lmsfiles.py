@@ -287,6 +287,19 @@ def test_responses_without_question_texts_are_not_graded_on_the_handout_numbers(
     assert res.problems == () and res.grades.loc[0, "total"] == 4
 
 
+def test_an_empty_identity_cell_names_the_column_and_a_way_that_works():
+    # a user without an ID number: "no student id" said neither which column nor what to do
+    data = _openspout_csv([["Last name", "ID number", "Email address", "State", "Response 1"],
+                           ["Doe", "", "ada@uni.edu", "Finished", "1066 bytes"],
+                           ["Roe", "U7", "bob@uni.edu", "Finished", "1066 bytes"]])
+    sheet = grading.read_answers(data, columns={"student": "ID number"})
+    assert [str(p) for p in sheet.problems] == [
+        "row 2: the attempt's 'ID number' is empty (a user without one?); take another identity column of "
+        "the report: --column student='Email address'"]
+    assert grading.read_answers(data, columns={"student": "Email address"}).answers["student"].tolist() == [
+        "ada@uni.edu", "bob@uni.edu"]
+
+
 def test_a_responses_report_without_an_identity_column_is_refused_with_the_fix():
     with pytest.raises(grading.AnswerFileError, match="needs a column that identifies each student: Username, "
                                                       "Email address or ID number"):

@@ -81,6 +81,8 @@ class Layout:
         ``(column, slot)`` of each response column (responses layout).
     texts : dict
         Slot -> column of the question text the student saw.
+    other_ids : tuple of str
+        The report's other identity columns, as written (for a message).
     finished : tuple of str
         The states (lower case) of an attempt that is graded (when there is a state column).
     """
@@ -96,6 +98,7 @@ class Layout:
     responses: list = field(default_factory=list)
     texts: dict = field(default_factory=dict)
     finished: tuple = GRADED_STATES
+    other_ids: tuple = ()
 
     @property
     def has_variant(self) -> bool:
@@ -137,6 +140,12 @@ class Layout:
         student = _unescaped(fields[self.student]).strip()
         if not student and any("average" in f.lower() for f in fields[:self.student + 1]):
             return  # the "Overall average" line of a report: no student
+        if not student:
+            fix = (f"take another identity column of the report: --column student={self.other_ids[0]!r}"
+                   if self.other_ids else "show another identity field in the report (the site's 'Show "
+                                          "user identity' setting) and download it again")
+            yield row, None, f"the attempt's {self.id_column[:30]!r} is empty (a user without one?); {fix}"
+            return
         if self.state is not None:
             state = fields[self.state].strip()
             if state.lower() not in self.finished:
@@ -245,9 +254,11 @@ def find_layout(header: list[str], columns: list[str], mapping=None) -> Layout:
             raise LayoutError(f"column {columns[student]!r} appears twice")
     texts = _numbered(columns, mapping.get("question_text", "question").strip().lower())
     state = column("state", False)
+    other_ids = tuple(header[position[c]].strip() for c in IDENTITY_COLUMNS
+                      if c in position and position[c] != student)
     return Layout("responses", len(columns), student, header[student].strip(), state=state,
                   responses=sorted(((c, slot) for slot, c in responses.items()), key=lambda cs: cs[1]),
-                  texts=texts, finished=_finished(mapping.get("finished")))
+                  texts=texts, finished=_finished(mapping.get("finished")), other_ids=other_ids)
 
 
 def _finished(given) -> tuple:
