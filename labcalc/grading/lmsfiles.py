@@ -233,7 +233,10 @@ def moodle_grade_import(result, *, identifier: str | None = None, grade_item: st
     Grades are plain decimals with a point and at most four decimals; Moodle's import
     reads them with ``unformat_float``, refuses a grade above the site's maximum
     (``gradepointmax``, 100 by default: set ``grade_max`` for items out of more), and
-    takes ``-`` or an empty cell as "no grade". Text cells are neutralised against
+    takes ``-`` or an empty cell as "no grade". Mapped to an existing grade item, a
+    grade above the item's maximum is stored as that maximum (``grade_item::
+    bounded_grade``): without ``grade_max`` the grades are points, so give the item's
+    maximum when the points differ from it. Text cells are neutralised against
     formula injection (:func:`labcalc.grading.csv_safe`). The variant goes into a
     ``labcalc variant`` column as text (``v`` and the digits), which the import ignores
     unless it is mapped.
