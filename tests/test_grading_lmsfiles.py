@@ -300,6 +300,27 @@ def test_an_empty_identity_cell_names_the_column_and_a_way_that_works():
         "ada@uni.edu", "bob@uni.edu"]
 
 
+def test_a_report_in_another_language_is_refused_with_how_to_name_its_columns():
+    # Moodle's German strings: Nachname, E-Mail-Adresse, Status/Beendet, Frage n, Antwort n
+    head = ["Nachname", "Vorname", "E-Mail-Adresse", "Status", "Bewertung/4,00"]
+    rows = [["Doe", "Ada", "ada@uni.de", "Beendet", "4,00"]]
+    for n, answer_id in enumerate(ASKED, 1):
+        head += [f"Frage {n}", f"Antwort {n}", f"Richtige Antwort {n}"]
+        (text, right), = [(t, r) for s, t, r in QUIZ[answer_id] if s == 1]
+        rows[0] += [text, right, right]
+    data = _openspout_csv([head] + rows)
+    with pytest.raises(grading.AnswerFileError) as err:
+        grading.read_answers(data)
+    message = str(err.value)
+    assert "numbered columns: 'Frage' n, 'Antwort' n, 'Richtige Antwort' n" in message
+    assert "--column response=NAME (the prefix of the response columns)" in message
+    # the columns it says to name, named: graded
+    columns = {"response": "Antwort", "question_text": "Frage", "student": "E-Mail-Adresse", "state": "Status",
+               "finished": "Beendet"}
+    res = grading.grade(grading.read_answers(data, columns=columns), assignment=TASK)
+    assert res.problems == () and res.grades.loc[0, "total"] == len(ASKED)
+
+
 def test_a_responses_report_without_an_identity_column_is_refused_with_the_fix():
     with pytest.raises(grading.AnswerFileError, match="needs a column that identifies each student: Username, "
                                                       "Email address or ID number"):

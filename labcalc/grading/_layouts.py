@@ -227,7 +227,7 @@ def find_layout(header: list[str], columns: list[str], mapping=None) -> Layout:
             if required:
                 raise LayoutError(f"missing column {field_name!r} (an answers file needs the columns "
                                   f"student, question, answer, and optionally variant; found: "
-                                  f"{_some(columns)})")
+                                  f"{_some(columns)}){_numbered_hint(header, columns, mapping)}")
             return None
         if counts[key] > 1:
             raise LayoutError(f"column {name.strip().lower()!r} appears twice")
@@ -268,6 +268,29 @@ def _finished(given) -> tuple:
         return GRADED_STATES
     names = tuple(n.strip().lower() for n in str(given).split("|") if n.strip())
     return names or GRADED_STATES
+
+
+def _numbered_hint(header, columns, mapping) -> str:
+    """For a header with numbered columns (``Antwort 1``, ``Antwort 2``...) that no
+    layout read: a responses report in another language? How to name its columns."""
+    if "response" in mapping:
+        return ""
+    names: dict[str, str] = {}  # lower-case prefix -> as written
+    counts = Counter()
+    for written, c in zip(header, columns):
+        m, w = _NUMBERED.match(c), _NUMBERED.match(written.strip())
+        if m and m.group(1) and w:
+            names.setdefault(m.group(1), w.group(1))
+            counts[m.group(1)] += 1
+    numbered = [names[p] for p, n in counts.items() if n >= 2]
+    if not numbered:
+        return ""
+    listing = ", ".join(f"{name!r} n" for name in numbered[:4])
+    response = repr(numbered[0]) if len(numbered) == 1 else "NAME"
+    return (f"; if this is a quiz's responses report in another language (numbered columns: {listing}), "
+            f"name its columns: --column response={response} (the prefix of the response columns), "
+            f"--column question_text=... (of the question texts), --column student=..., --column state=... "
+            f"and --column finished=... (or the assignment's [columns] and [lms] finished)")
 
 
 def _some(columns) -> str:
