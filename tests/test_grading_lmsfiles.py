@@ -321,6 +321,20 @@ def test_a_report_in_another_language_is_refused_with_how_to_name_its_columns():
     assert res.problems == () and res.grades.loc[0, "total"] == len(ASKED)
 
 
+@pytest.mark.parametrize("data, what", [
+    # dataformat_json: "[", then per sheet "[" and pretty-printed objects keyed by the
+    # lower-case headers, "]", "]"
+    (b'[[{\n    "lastname": "Doe",\n    "emailaddress": "ada@uni.edu",\n    "response1": "1066 bytes"\n}]]',
+     "a JSON file"),
+    (b"<!DOCTYPE html>\n<html><body><table><tr><th>Last name</th></tr></table></body></html>\n",
+     "an HTML or XML page"),
+    (b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n", "a PDF document"),
+])
+def test_the_other_downloads_of_a_report_are_refused_with_the_csv_one_named(data, what):
+    with pytest.raises(grading.AnswerFileError, match=f"not a CSV text file \\({what}.*download the table as CSV"):
+        grading.read_answers(data)
+
+
 def test_a_responses_report_without_an_identity_column_is_refused_with_the_fix():
     with pytest.raises(grading.AnswerFileError, match="needs a column that identifies each student: Username, "
                                                       "Email address or ID number"):

@@ -246,7 +246,7 @@ _MAGIC = (
     (b"\x89PNG", "a PNG image"),
     (b"GIF8", "a GIF image"),
     (b"\xff\xd8\xff", "a JPEG image"),
-    (b"%PDF", "a PDF document"),
+    (b"%PDF", "a PDF document; download the table as CSV (Moodle: 'Comma separated values (.csv)')"),
     (b"\x1f\x8b", "a gzip archive"),
     (b"\x7fELF", "a program"),
 )
@@ -405,6 +405,10 @@ def read_answers(source, *, max_bytes: int = DEFAULT_MAX_BYTES, columns=None) ->
     text, encoding_note = _decode(data, name)
     if not text.strip():
         raise AnswerFileError(f"{name}: the file is empty")
+    other = _other_download(text)
+    if other is not None:
+        raise AnswerFileError(f"{name}: not a CSV text file ({other}; download the table as CSV: Moodle's "
+                              f"'Comma separated values (.csv)')")
     notes = [encoding_note] if encoding_note else []
     lines = LINE.findall(text)
     start, delimiter = _start_and_delimiter(lines, name, notes)
@@ -424,6 +428,18 @@ def read_answers(source, *, max_bytes: int = DEFAULT_MAX_BYTES, columns=None) ->
     return AnswerSheet(_frame(rows), tuple(problems), layout.has_variant, name, tuple(notes),
                        tuple(records.reread), decimal_comma=decimal_comma, id_column=layout.id_column,
                        question_texts=bool(layout.texts))
+
+
+def _other_download(text: str) -> str | None:
+    """What a text file is when it is one of the other downloads of an LMS table (JSON,
+    an HTML page), or None. Moodle's JSON download is an array of arrays of objects
+    (``dataformat_json``); its HTML download a page with a table."""
+    head = text.lstrip("\ufeff \t\r\n")[:200].lower()
+    if head.startswith(("[{", "[[", "{\"")) or re.match(r"\[\s*[\[{]", head):
+        return "a JSON file"
+    if head.startswith(("<!doctype html", "<html", "<table", "<?xml")):
+        return "an HTML or XML page"
+    return None
 
 
 def _frame(rows):
