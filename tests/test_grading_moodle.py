@@ -464,6 +464,20 @@ def test_the_export_states_its_site_language_and_how_to_answer():
     assert "with a decimal point and no thousands separator (4.5, not 4,5)" in english
 
 
+def test_the_spelling_the_text_says_moodle_does_not_read_is_not_listed(xml):
+    # every rate question said "(Mbit/S is not read)" while the export lists Mbit/S, which
+    # Moodle then reads: the example must be a letter case the question does not list
+    for q in _questions(xml):
+        if not q.units:
+            continue
+        element = [e for e in fromstring(xml) if e.get("type") == "numerical"
+                   and e.find("idnumber").text == q.idnumber][0]
+        said = re.search(r"one by one \((\S+) is not read\)", element.find("questiontext/text").text).group(1)
+        assert said not in q.units, (q.idnumber, said)
+        right = q.answers[0][1]
+        assert q.grade(f"{right} {said}") < 1.0, (q.idnumber, said)
+
+
 def test_the_spellings_stay_within_the_size_budget():
     # the export's documentation: 28 MB for 20 variants before the letter-case variants,
     # a budget of 32 MB with them
