@@ -35,6 +35,13 @@ answer processor; ``question.php``: matching and grading):
 The site language's separators come from Moodle's language packs
 (``langconfig.php``: ``decsep``, ``thousandssep``), see :data:`SITE_LANGUAGES`.
 
+The model is of the questions labcalc exports: the unit typed in the answer box after the
+number (``showunits`` 0, ``unitsleft`` 0), nominal tolerances (the only type a numerical
+question has), and a response graded whole, with no tries or penalties of a quiz
+behaviour. A question edited in Moodle to take the unit from a menu (``showunits`` 1 or
+2: ``apply_units`` is then given the chosen unit, and text typed after the number makes
+the response invalid) is not modelled.
+
 What a real Moodle 5.1 (English site) did with the exported quiz, where labcalc alone
 grades otherwise, and the setting that comes closest (each is a test in
 ``tests/test_grading_moodle.py``; labcalc's Moodle mode, :mod:`labcalc.grading.lms`,
