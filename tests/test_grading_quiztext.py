@@ -14,6 +14,7 @@ from xml.etree.ElementTree import fromstring
 import pytest
 
 from labcalc import grading
+from labcalc.grading.export import unit_names
 from labcalc.grading.quiztext import answer_instruction, question_text, value_text
 from labcalc.labs import get_lab
 
@@ -39,7 +40,7 @@ def test_xml_and_gift_texts_come_from_the_one_function():
     assert len(xml) == len(gift) == 55
     params = LAB.variant(2)
     for a in LAB.answers:
-        assert xml[a.id, 2] == question_text(a, params)
+        assert xml[a.id, 2] == question_text(a, params, listed=unit_names(a.display_unit))
         assert gift[a.id, 2] == question_text(a, params, unit_field=False)
 
 

@@ -114,7 +114,8 @@ from labcalc.grading.messages import NONNEGATIVE_NAME, slip_hint, times_text
 from labcalc.grading.moodle import site_language
 from labcalc.grading.quiztext import question_text, rounded_bands
 
-__all__ = ["moodle_xml", "gift", "quiz_items", "nearest_fraction", "MOODLE_FRACTIONS", "UNIT_CHOICES"]
+__all__ = ["moodle_xml", "gift", "quiz_items", "nearest_fraction", "unit_names", "MOODLE_FRACTIONS",
+           "UNIT_CHOICES"]
 
 #: The grades Moodle accepts for an answer [percent].
 MOODLE_FRACTIONS = (100.0, 90.0, 83.33333, 80.0, 75.0, 70.0, 66.66667, 60.0, 50.0, 40.0,
@@ -191,6 +192,27 @@ def _clean(x: float) -> float:
 #: Units offered for each display unit, with Moodle multipliers (how many of the unit
 #: make one display unit); see :class:`_UnitChoices`.
 UNIT_CHOICES: Mapping[str, Sequence[tuple[str, float]]] = _UnitChoices()
+
+@functools.lru_cache(maxsize=None)
+def unit_names(unit: str) -> frozenset:
+    """The unit names a question asked in ``unit`` lists (:data:`UNIT_CHOICES`).
+
+    Parameters
+    ----------
+    unit : str
+        A display unit (``"Mbit/s"``); another unit lists none.
+
+    Returns
+    -------
+    frozenset of str
+
+    Examples
+    --------
+    >>> "Mbit/S" in unit_names("Mbit/s"), unit_names("")
+    (True, frozenset())
+    """
+    return frozenset(name for name, _ in UNIT_CHOICES.get(unit, ()))
+
 
 @functools.lru_cache(maxsize=1024)
 def nearest_fraction(share: float) -> float:
@@ -412,7 +434,8 @@ def _items(lab, seeds, answer_ids, accounting, credit, slips, unit_field=True, t
             mids, halves = rounded_bands(mids, halves)
             items.append({
                 "id": answer_id, "seed": s, "name": f"{lab} {answer_id} (variant {s})",
-                "text": question_text(a, key.params, accounting=accounting, unit_field=unit_field, site=site),
+                "text": question_text(a, key.params, accounting=accounting, unit_field=unit_field, site=site,
+                                      listed=unit_names(a.display_unit)),
                 "unit": asked, "factor": float(factor), "points": float(point_of[answer_id]),
                 "labels": labels, "mids": mids, "halves": halves,
             })

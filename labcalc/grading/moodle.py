@@ -513,7 +513,7 @@ EXAMPLE_UNITS: Mapping[str, tuple[str, ...]] = MappingProxyType({
 })
 
 
-def how_to_answer(unit: str, site="en") -> str:
+def how_to_answer(unit: str, site="en", listed=()) -> str:
     """How to type an answer so that Moodle reads it as labcalc does (for a question's text).
 
     Parameters
@@ -523,6 +523,10 @@ def how_to_answer(unit: str, site="en") -> str:
         ``""`` for a number without a unit (a share asked as a fraction, a plain number).
     site : str or SiteLanguage, default "en"
         The site language the quiz is written for.
+    listed : iterable of str, optional
+        The unit names the question lists (the export's
+        :data:`labcalc.grading.export.UNIT_CHOICES`): the example of a spelling Moodle
+        does not read is none of them.
 
     Returns
     -------
@@ -542,7 +546,7 @@ def how_to_answer(unit: str, site="en") -> str:
 
     Examples
     --------
-    >>> print(how_to_answer("Mbit/s"))
+    >>> print(how_to_answer("Mbit/s", listed=["Mbit/s", "Mbit/S", "MBit/s"]))
     Type the number with a decimal point and no thousands separator (4.5, not 4,5), a power of ten as e (4.5e6), then a unit written exactly as listed, such as Mbit/s, kbit/s, Mbps or kB/s: Moodle compares the letters of a unit one by one (MbIt/s is not read).
     >>> print(how_to_answer("", "fr"))
     Type the number alone, with a decimal point or a decimal comma and no thousands separator (4.5 or 4,5).
@@ -559,22 +563,20 @@ def how_to_answer(unit: str, site="en") -> str:
     if not unit:
         return f"Type the number alone, {number}."
     examples = EXAMPLE_UNITS.get(unit, (unit,))
-    listed = ", ".join(examples[:-1]) + f" or {examples[-1]}" if len(examples) > 1 else examples[0]
-    wrong = _unlisted_case(unit)
+    shown = ", ".join(examples[:-1]) + f" or {examples[-1]}" if len(examples) > 1 else examples[0]
+    wrong = _unlisted_case(unit, listed)
     return (f"Type the number {number}, a power of ten as e (4.5e6), then a unit written exactly as listed, "
-            f"such as {listed}: Moodle compares the letters of a unit one by one ({wrong} is not read).")
+            f"such as {shown}: Moodle compares the letters of a unit one by one ({wrong} is not read).")
 
 
-def _unlisted_case(unit: str) -> str:
-    """The unit in a letter case the exported question does not list (an example of a
-    spelling Moodle does not read): the export lists the usual cases (``Mbit/S`` is one)."""
-    from labcalc.grading.export import UNIT_CHOICES
-
-    names = {name for name, _ in UNIT_CHOICES.get(unit, ())} | {unit}
+def _unlisted_case(unit: str, listed) -> str:
+    """The unit in a letter case that is not among ``listed`` (an example of a spelling
+    Moodle does not read): the export lists the usual cases (``Mbit/S`` is one)."""
+    names = listed if isinstance(listed, (set, frozenset)) else set(listed)
     letters = [i for i, c in enumerate(unit) if c.isalpha()]
     candidates = [unit[:-1] + unit[-1].swapcase()]
     for i in letters[1:]:  # one letter inside the word in the other case: "MBit/s", "bYtes"
         candidates.append(unit[:i] + unit[i].swapcase() + unit[i + 1:])
     candidates += [unit.swapcase(), unit[0].swapcase() + unit[1:]]
-    return next((c for c in candidates if c not in names), unit.swapcase())
+    return next((c for c in candidates if c not in names and c != unit), unit.swapcase())
 

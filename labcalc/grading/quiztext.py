@@ -23,7 +23,7 @@ from labcalc.grading.moodle import how_to_answer
 __all__ = ["question_text", "answer_instruction", "value_text", "rounded_bands"]
 
 
-def answer_instruction(unit: str, *, unit_field: bool = True, site="en") -> str:
+def answer_instruction(unit: str, *, unit_field: bool = True, site="en", listed=()) -> str:
     """The sentences that tell a student what to give and how to type it, for a quiz question.
 
     The one place that words them, for Moodle XML and GIFT alike (and for anything that
@@ -42,6 +42,8 @@ def answer_instruction(unit: str, *, unit_field: bool = True, site="en") -> str:
         types it); False for GIFT, which has no units (the number only, in ``unit``).
     site : str or SiteLanguage, default "en"
         The language of the Moodle site the quiz is for (its decimal separator).
+    listed : iterable of str, optional
+        The unit names the question lists (see :func:`labcalc.grading.moodle.how_to_answer`).
 
     Returns
     -------
@@ -66,11 +68,11 @@ def answer_instruction(unit: str, *, unit_field: bool = True, site="en") -> str:
     else:
         what = f" Give the answer in {unit}, the number only."
     typed = unit if unit_field and unit != "%" else ""
-    return f"{what} {how_to_answer(typed, site)}"
+    return f"{what} {how_to_answer(typed, site, listed)}"
 
 
 def question_text(answer, params=None, *, accounting: str = "wire", unit_field: bool = True,
-                  site="en") -> str:
+                  site="en", listed=()) -> str:
     """The text of a quiz question: the question with the variant's numbers, then how to answer.
 
     Parameters
@@ -82,7 +84,7 @@ def question_text(answer, params=None, *, accounting: str = "wire", unit_field: 
         The variant's parameters (the handout's by default).
     accounting : str, default "wire"
         Which bytes the links count, as the text says it.
-    unit_field, site
+    unit_field, site, listed
         As in :func:`answer_instruction`.
 
     Returns
@@ -96,7 +98,7 @@ def question_text(answer, params=None, *, accounting: str = "wire", unit_field: 
     'Which RTT does h3 measure when it pings h1? Give the answer in ms.'
     """
     return answer.text(params, accounting) + answer_instruction(answer.display_unit, unit_field=unit_field,
-                                                                site=site)
+                                                                site=site, listed=listed)
 
 
 def _step_exponent(half: float) -> int:

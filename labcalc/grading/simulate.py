@@ -232,6 +232,7 @@ def responses_report(n_students: int, assignment, *, seed: int = 0, skill: tuple
     import csv
     import io
 
+    from labcalc.grading.export import unit_names
     from labcalc.grading.keys import answer_keys
     from labcalc.grading.quiztext import question_text, value_text
     from labcalc.labs import get_lab
@@ -260,7 +261,8 @@ def responses_report(n_students: int, assignment, *, seed: int = 0, skill: tuple
             factor = 1.0 if a.display_unit in ("%", "") else float(key.display_factors[i])
             unit = "" if a.display_unit in ("%", "") else a.display_unit
             response, _ = _answer(rng, key, i, p_right, MISTAKE_WEIGHTS)
-            row += [question_text(a, key.params, accounting=accounting), response.strip() or "-",
+            row += [question_text(a, key.params, accounting=accounting, listed=unit_names(a.display_unit)),
+                    response.strip() or "-",
                     f"{value_text(value / factor, tol / factor)} {unit}".strip()]
         writer.writerow(row)
     return out.getvalue()
