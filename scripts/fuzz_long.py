@@ -3,10 +3,10 @@
 `make test` runs the property suites (tests/test_fuzz_readers.py, tests/test_fuzz_inputs.py,
 tests/test_fuzz_units.py, tests/test_fuzz_manifest.py, tests/test_fuzz_answer_sheets.py,
 tests/test_fuzz_lms.py) derandomized, a few hundred examples per target, so that every
-run checks the same cases in a few seconds. Before a release, or after changing a reader or the grammar, run this
-script: it runs the same properties with N random examples each (new ones every time, no
-example database) and prints one line per target. A failure prints the exception and the
-example; turn it into a test of its own before fixing it.
+run checks the same cases in a few seconds. Before a release, or after changing a reader
+or the grammar, run this script: it runs the same properties with N random examples each
+(new ones every time, no example database) and prints one line per target. A failure
+prints the exception and the example; turn it into a test of its own before fixing it.
 
 Run from the repository root::
 
