@@ -403,7 +403,10 @@ def _columns(pairs) -> dict:
             raise ValueError(f"--column: expected FIELD=HEADER, such as student=Email address; got {pair!r}")
         if field not in COLUMN_FIELDS + ("finished",):
             raise ValueError(f"--column: unknown field {field!r} (known: {', '.join(COLUMN_FIELDS)}, finished)")
-        out[field] = header.strip()
+        header = header.strip()
+        if len(header) > 1 and header[0] == header[-1] and header[0] in "'\"":
+            header = header[1:-1]  # quotes a shell did not remove (Windows cmd keeps '...')
+        out[field] = header
     return out
 
 

@@ -268,6 +268,9 @@ def test_a_site_in_another_language_names_its_finished_state_in_the_assignment(t
     assert "1 student, 4 answers graded, mean 100.0 %" in capsys.readouterr().out
     assert main(base + ["--assignment", str(tmp_path / "b.toml")]) == 0
     assert "1 student, 4 answers graded, mean 100.0 %" in capsys.readouterr().out
+    # as a shell that keeps the quotes passes the step (Windows cmd)
+    assert main(base + ["--assignment", str(tmp_path / "a.toml"), "--column", "finished='Terminé'"]) == 0
+    assert "1 student, 4 answers graded, mean 100.0 %" in capsys.readouterr().out
 
 
 def test_responses_without_question_texts_are_not_graded_on_the_handout_numbers():
