@@ -322,7 +322,7 @@ def _convert(args) -> int:
     import warnings
 
     from labcalc import measure
-    from labcalc.measure.manifest import write_measurements
+    from labcalc.measure.tidy import write_tidy
 
     # The readers warn about skipped lines with a Python warning (source line and a hint at
     # df.attrs); at a terminal we say the same in words, once, from the frame's attrs.
@@ -342,10 +342,9 @@ def _convert(args) -> int:
     for column in table.columns:
         if table[column].dtype.kind == "f":
             table[column] = [_short_number(v) for v in table[column]]
-    parent = os.path.dirname(args.output) if args.output != "-" else ""
-    if parent:
-        os.makedirs(parent, exist_ok=True)
-    write_measurements(table, args.output)
+    # labcalc's own per-sample file: '# labcalc samples v1', the reader's attrs (which side
+    # measured, the end-of-test lines), the table; read() and manifests read it back
+    write_tidy(table, args.output, "samples", measure.converted_attrs(df, os.path.basename(args.file)))
     bad = df.attrs.get("malformed") or {}
     if bad.get("count"):
         lines = ", ".join(str(n) for n in bad.get("lines", []))
@@ -354,8 +353,8 @@ def _convert(args) -> int:
               f"{df.attrs.get('format', 'this format')} output (line {lines}{more})", file=sys.stderr)
     if args.output != "-":
         print(f"wrote {args.output} ({len(df)} rows of {df.attrs.get('format', '?')} samples; "
-              "a per-sample table, not a measurement table: name the raw file in a manifest, "
-              "see 'labcalc measurements build')")
+              "a per-sample table, not a measurement table: name it (or the raw file) in a manifest's "
+              "[[measurement]], see 'labcalc measurements build')")
     return 0
 
 

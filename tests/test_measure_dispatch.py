@@ -71,7 +71,9 @@ def test_read_unknown_format_names_the_line():
 def test_convert_writes_a_tidy_csv(tmp_path):
     out = tmp_path / "sub" / "ping.csv"
     df = m.convert(DATA / "ping_D.txt", out)
-    back = pd.read_csv(out)
+    # labcalc's own file: its first line says so; pandas skips the header with comment="#"
+    assert out.read_text().startswith("# labcalc samples v1\n# attrs: {")
+    back = pd.read_csv(out, comment="#")
     assert back.columns.tolist() == df.columns.tolist()
     assert back["rtt_s"].tolist() == pytest.approx(df["rtt_s"].tolist())
     assert back["time_s"].iloc[1] == pytest.approx(1709634000.200312, abs=1e-6)
@@ -81,7 +83,8 @@ def test_convert_to_stdout(capsys):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", MalformedLinesWarning)
         m.convert(DATA / "qlen.txt", "-")
-    assert capsys.readouterr().out.splitlines()[0] == "time_s,backlog_packets"
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "# labcalc samples v1" and lines[2] == "time_s,backlog_packets"
 
 
 def test_import_is_light():

@@ -195,7 +195,8 @@ def test_several_files_combined_and_a_convert_output(tmp_path):
     assert t.value[0] == pytest.approx(total, rel=1e-9) and t["combine"][0] == "sum"
     assert t.source[0] == "a2_h1_server.txt;a2_h2_server.txt" and t.n_samples[0] == 12
     assert t.value[1] == pytest.approx(hand_mean_rate("q7_h3_server.txt", 1, 8), rel=1e-9)
-    assert t.reader[1] == "convert CSV"
+    # labcalc's own file: its header says which reader's samples it holds
+    assert t.reader[1] == "iperf3"
 
 
 def _manifest(tmp_path, body, files=("q1_h3_server.txt", "q2_h3_server.txt", "q7_h1_udp_client.txt",
@@ -305,7 +306,8 @@ def test_write_measurements_shortest_form(tmp_path):
 
     path = tmp_path / "x.csv"
     write_measurements(pd.DataFrame({"value": [0.1 + 0.136, 4798333.333333333, 1e6]}), path)
-    assert path.read_text().split() == ["value", "0.236", "4798333.33333", "1000000"]
+    assert path.read_text().split("\n")[2:] == ["value", "0.236", "4798333.33333", "1000000", ""]
+    assert path.read_text().startswith("# labcalc measurements v1\n# attrs: {}\n")
 
 
 @pytest.mark.parametrize("name", ["01-framing-and-goodput", "02-udp-competition"])

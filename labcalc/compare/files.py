@@ -148,6 +148,14 @@ def _read_rows(source, name: str):
     from labcalc._textio import SEP_LINE, sniff_delimiter
 
     lines = text.splitlines(keepends=True)
+    # a table built by labcalc starts with its own header ('# labcalc measurements v1' and its
+    # attrs line, labcalc.measure.tidy): blanked, not removed, so row numbers stay the file's
+    from labcalc.measure.tidy import header_lines
+
+    own = header_lines(lines)
+    if own:
+        lines[:own] = ["\n"] * own
+        text = "".join(lines)
     first = next((i for i, line in enumerate(lines) if line.strip()), None)
     delimiter = ","
     if first is not None:
@@ -284,7 +292,11 @@ def load_measurements(source, quiet: bool = False, allow_outside: bool = False):
                 built = build_manifest(manifest, allow_outside=allow_outside)
                 buf = io.StringIO()
                 write_measurements(built, buf)
-                buf.seek(0)
+                # without labcalc's header lines: row N of the built table is then its line N
+                from labcalc.measure.tidy import header_lines
+
+                lines = buf.getvalue().splitlines(keepends=True)
+                buf = io.StringIO("".join(lines[header_lines(lines):]))
                 buf.name = str(manifest)
                 try:
                     return load_measurements(buf, quiet=quiet)

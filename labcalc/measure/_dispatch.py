@@ -11,7 +11,7 @@ import zlib
 from .. import _textio
 from ._common import MeasurementFormatError, corrupt_gzip, gunzip, is_path, open_binary, source_name
 
-__all__ = ["read", "convert", "sniff_format", "FORMATS"]
+__all__ = ["read", "convert", "converted_attrs", "sniff_format", "FORMATS"]
 
 #: format name -> (module, reader function)
 FORMATS = {
@@ -27,11 +27,13 @@ FORMATS = {
     "ns3": ("ns3", "read_ns3"),
     "tshark": ("tshark", "read_tshark"),
     "wireshark_csv": ("wireshark", "read_wireshark_csv"),
+    "labcalc": ("tidy", "read_tidy"),
 }
 _ALIASES = {
     "iperf2": "iperf", "tcpprobe": "tcp_probe", "tcp-probe": "tcp_probe", "tc": "tc_qdisc", "qdisc": "tc_qdisc",
     "ns-3": "ns3", "lab": "labtool", "queue": "qlen", "cs244_qlen": "qlen",
     "windows_ping": "ping_windows", "wireshark": "wireshark_csv", "wireshark-csv": "wireshark_csv", "ping-windows": "ping_windows", "winping": "ping_windows",
+    "tidy": "labcalc",
 }
 
 _HEAD_BYTES = 1 << 16
@@ -101,7 +103,8 @@ def sniff_format(text: str) -> str | None:
 
     Notes
     -----
-    The checks go from the most specific signature to the least: JSON documents (iperf3
+    The checks go from the most specific signature to the least: labcalc's own files (a
+    first line ``# labcalc <kind> v<n>``, see :mod:`labcalc.measure.tidy`), JSON documents (iperf3
     or tc), the tracepoint and module forms of tcp_probe, ping replies, the lab programs,
     iperf3/iperf 2 banners and report lines, ss socket lines with TCP info, tc qdisc
     blocks, a tshark header, then the bare number columns of the queue log
@@ -119,7 +122,13 @@ def sniff_format(text: str) -> str | None:
     'qlen'
     >>> sniff_format("0.5 3400\\n0.6 3740\\n")
     'ns3'
+    >>> sniff_format("# labcalc samples v1\\n# attrs: {}\\ntime_s,rate_bps\\n")
+    'labcalc'
     """
+    from .tidy import is_tidy
+
+    if is_tidy(text):
+        return "labcalc"
     head = text.lstrip("\ufeff")
     stripped = head.lstrip()
     # stamp lines ("# <unix time>") may precede JSON samples (tc -j in a loop)
@@ -189,7 +198,7 @@ def read(path, format: str | None = None, **kwargs):
         ``"ping_windows"`` (any language), ``"tcp_probe"``, ``"ss"``, ``"tc_qdisc"``, ``"qlen"``,
         ``"ns3"``, ``"tshark"`` (``-T fields``), ``"wireshark_csv"`` (Wireshark's CSV export);
         aliases such as ``"iperf2"``, ``"tcpprobe"``, ``"tc"``, ``"windows_ping"``,
-        ``"wireshark"`` are accepted. A manifest's ``format`` key takes the same names. By
+        ``"wireshark"`` are accepted; ``"labcalc"`` reads labcalc's own files. A manifest's ``format`` key takes the same names. By
         default the beginning of the source is inspected.
     **kwargs
         Passed to the reader (e.g. ``port=5001`` for ``tcp_probe``).
@@ -257,13 +266,13 @@ def read(path, format: str | None = None, **kwargs):
 
 
 def convert(path, out_path, format: str | None = None, **kwargs):
-    """Read a measurement file and write it as a tidy CSV (what ``labcalc convert`` does).
+    """Read a measurement file and write it as labcalc's per-sample CSV (what ``labcalc convert`` does).
 
     Parameters
     ----------
     path : str, path-like, file object or text
         The tool output.
-    out_path : str or path-like
+    out_path : str, path-like or text stream
         Where to write the CSV; ``"-"`` writes to standard output.
     format : str, optional
         The format name (see :func:`read`); recognised automatically by default.
@@ -280,6 +289,13 @@ def convert(path, out_path, format: str | None = None, **kwargs):
     MeasurementFormatError
         When the source cannot be read.
 
+    Notes
+    -----
+    The file is one of labcalc's own (:mod:`labcalc.measure.tidy`, kind ``samples``): a
+    first line ``# labcalc samples v1``, a line with the reader's ``attrs`` (the end-of-test
+    lines, which side measured...), then the table, so that :func:`read` and a manifest
+    read it back with the same numbers as the tool's output.
+
     References
     ----------
     .. [1] RFC 4180 (CSV); columns and units as documented by each reader.
@@ -290,17 +306,41 @@ def convert(path, out_path, format: str | None = None, **kwargs):
     >>> out = io.StringIO()
     >>> df = convert("1574985185.025867,0\\n1574985185.130535,20\\n", out)
     >>> print(out.getvalue().strip())
+    # labcalc samples v1
+    # attrs: {"format": "qlen", "from": "<text>"}
     time_s,backlog_packets
     1574985185.025867,0
     1574985185.130535,20
     """
+    from .tidy import source_stem, write_tidy
+
     df = read(path, format=format, **kwargs)
-    if isinstance(out_path, str) and out_path == "-":
-        df.to_csv(sys.stdout, index=False)
-    else:
-        if is_path(out_path):
-            parent = os.path.dirname(os.fspath(out_path))
-            if parent:
-                os.makedirs(parent, exist_ok=True)
-        df.to_csv(out_path, index=False)
+    write_tidy(df, out_path, "samples", converted_attrs(df, source_stem(path)))
     return df
+
+
+def converted_attrs(df, origin: str) -> dict:
+    """The attrs a converted file keeps: the reader's, without the source path and skipped lines, plus ``from``.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        What a reader returned.
+    origin : str
+        The name of the file it was read from.
+
+    Returns
+    -------
+    dict
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"time_s": [0.0]})
+    >>> df.attrs.update(format="ping", source="/tmp/p.txt", malformed={"count": 0, "lines": []})
+    >>> converted_attrs(df, "p.txt")
+    {'format': 'ping', 'from': 'p.txt'}
+    """
+    kept = {k: v for k, v in df.attrs.items() if k not in ("source", "malformed", "labcalc")}
+    kept["from"] = df.attrs.get("from", origin)
+    return kept

@@ -68,6 +68,8 @@ def evaluate(df: pd.DataFrame, entry: dict, shared: dict | None = None) -> Part:
         part = _labtool(df, entry, shared)
     elif fmt in ("ping", "ping_windows"):  # ping_windows: the ping frame's columns and summary
         part = _ping(df, entry, shared)
+    elif df.attrs.get("labcalc") and isinstance(df.attrs.get("summary"), list):
+        part = _own(df, entry, shared, fmt)
     else:
         if entry["metric"] == "offered_rate":
             raise Fail("metric", "offered_rate", f"a {fmt} file holds no sender's rate of a UDP test; the offered "
@@ -394,6 +396,50 @@ def _ping(df: pd.DataFrame, entry: dict, shared: dict | None) -> Part:
     return _finish(df, entry, shared, "ping", ping_series(df, metric))
 
 
+# --- labcalc's own files (measure.tidy) --------------------------------------------------------------
+
+def _own(df: pd.DataFrame, entry: dict, shared: dict | None, fmt: str) -> Part:
+    """A file labcalc wrote whose attrs carry end-of-test lines (``labcalc simulate``'s summary.csv and goodput files).
+
+    The lines are one per flow (already the entry's, :func:`labcalc.measure.tidy.manifest_view`):
+    the receiver's goodput over the simulation's steady window and its packets sent and lost
+    over the run, a UDP sender's offered rate. ``summary.csv`` holds nothing else, so it is
+    read as its end-of-test line by default; a goodput file gives its intervals, and a loss
+    (which it has no per-interval count of) from the line, said to cover the whole run.
+    """
+    metric, stat = entry["metric"], entry["stat"]
+    kind = (df.attrs.get("labcalc") or {}).get("kind")
+    lines = df.attrs["summary"]
+    line_only = kind == "summary" or metric in ("loss", "offered_rate")
+    if not (stat == "summary" or (line_only and not _explicit(entry, "stat") and not _explicit(entry, "window_s"))):
+        if kind == "summary":
+            raise Fail("stat", stat, "summary.csv holds one value per flow (the simulation's own summary): remove stat "
+                                     "and window_s, or name the flow's per-sample file (<flow>-goodput.csv, "
+                                     "<flow>-rtt.data, <flow>-cwnd.data)")
+        return _finish(df, entry, shared, fmt, sampled_series(df, entry, fmt) if "start_s" not in df.columns
+                       else _interval_series(df, metric, fmt, entry))
+    if metric in ("rtt", "rtt_min", "cwnd", "queue"):
+        raise Fail("metric", metric, f"labcalc's summary of a simulation gives no {metric} to a manifest; name the "
+                                     "flow's trace (<flow>-rtt.data, <flow>-cwnd.data) or the link's <link>-queue.csv")
+    end = "sender" if metric == "offered_rate" or entry.get("side") == "sender" else "receiver"
+    line = next((x for x in lines if x.get("role") == end), None)
+    if line is None:
+        raise Fail("metric", metric, f"this simulation's summary has no {end}'s line for the flow "
+                                     f"({'a TCP flow has no offered rate' if metric == 'offered_rate' else 'no data'})")
+    span = ""
+    if line.get("start_s") is not None and line.get("end_s") is not None:
+        span = f" over {fmt_window(line['start_s'], line['end_s'])} s"
+    if metric == "loss":
+        lost, total = float(line.get("lost_packets", math.nan)), float(line.get("packets", math.nan))
+        if not (math.isfinite(lost) and math.isfinite(total)):
+            raise Fail("metric", metric, "this simulation's summary has no sent/lost counts for the flow")
+        return Part(lost / total if total else 0.0, 1, fmt, "receiver", "", None,
+                    "simulation's summary: packets lost over the whole run", counts=(lost, total), stat="summary")
+    how = ("simulation's summary: offered rate" if metric == "offered_rate" else
+           f"simulation's summary: goodput{span} (the steady window after the warm-up)")
+    return Part(float(line.get("rate_bps", math.nan)), 1, fmt, end, UNITS[metric], None, how, stat="summary")
+
+
 # --- the value over the window -------------------------------------------------------------------
 
 def _stat(x: np.ndarray, stat: str) -> float:
@@ -440,11 +486,14 @@ def _finish(df, entry: dict, shared: dict | None, fmt: str, s: Series) -> Part:
     part = Part(value / scale, int(mask.sum()), fmt, "", unit, win, how, counts=counts, stat=stat)
     part.notes.extend(s.notes)
     part.chosen.extend(getattr(s, "chosen", []))
+    if metric == "cwnd" and scale != 1.0 and entry.get("mss_bytes") is None:
+        part.chosen.append("mss_bytes")  # the file stated its MSS
     return part
 
 
 def _unit(df, entry: dict, fmt: str) -> tuple[str, float]:
-    """(unit of the row, divisor of the file's values): a cwnd in bytes stays in bytes unless mss_bytes."""
+    """(unit of the row, divisor of the file's values): a cwnd in bytes stays in bytes unless mss_bytes
+    (or the MSS the file states)."""
     metric = entry["metric"]
     if metric != "cwnd":
         return UNITS[metric], 1.0
@@ -455,6 +504,10 @@ def _unit(df, entry: dict, fmt: str) -> tuple[str, float]:
                                          "mss_bytes converts a window in bytes: remove it")
         return UNITS["cwnd"], 1.0
     if mss is None:
+        stated = df.attrs.get("mss_bytes")
+        if isinstance(stated, (int, float)) and not isinstance(stated, bool) and 1 <= stated <= 65535:
+            # the file states its MSS (labcalc simulate's -cwnd.data): counted in segments of it
+            return UNITS["cwnd"], float(stated)
         return CWND_BYTES_UNIT, 1.0
     return UNITS["cwnd"], float(mss)
 

@@ -32,6 +32,10 @@ def table_rows(manifest: Path, entry: dict, columns: list, tidy_columns: tuple, 
     except _textio.TextInputError as exc:
         raise error(f"{where}: cannot read it ({one_line(exc)})") from None
     lines = text.splitlines(keepends=True)
+    from .tidy import header_lines
+
+    for k in range(header_lines(lines)):  # a table built by labcalc: its header lines, blanked (numbering kept)
+        lines[k] = "\n"
     first = next((k for k, line in enumerate(lines) if line.strip()), None)
     if first is None:
         raise error(f"{where}: the file is empty")

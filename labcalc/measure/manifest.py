@@ -71,9 +71,10 @@ Every key of a ``[[measurement]]`` table:
     Free text copied to the row.
 
 A ``cwnd`` keeps the unit of its file: ss and tcp_probe give the window in segments (unit
-``segments``); ns-3's trace sinks (``labcalc.sim``'s ``-cwnd.data`` files) and iperf3's Cwnd
-column give it in bytes, and the row says ``bytes`` unless ``mss_bytes`` asks for segments
-(bytes / mss_bytes). ``mss_bytes`` on a file already in segments, or on another metric, is
+``segments``); ns-3's trace sinks and iperf3's Cwnd column give it in bytes, and the row says
+``bytes`` unless ``mss_bytes`` asks for segments (bytes / mss_bytes), or the file states its
+MSS (the ``-cwnd.data`` files of ``labcalc simulate`` do, in their header): then the row is in
+segments of it and ``defaults`` names ``mss_bytes``. ``mss_bytes`` on a file already in segments, or on another metric, is
 refused; so is an entry whose files give the window in different units.
 
 Rows measured already (a tidy CSV typed by hand, or built from another manifest) join
@@ -512,6 +513,8 @@ def _part(manifest: Path, e: dict, fp: Path, shared: dict | None, cache: dict) -
         df = cache[(fp, fmt_asked)]
         if isinstance(df, Exception):
             raise df
+        if df.attrs.get("labcalc"):
+            df = _own_rows(df, e, fp)
         part = evaluate(df, dict(e, _name=fp.name), shared)
         bad = df.attrs.get("malformed") or {}
         if bad.get("count"):
@@ -527,6 +530,16 @@ def _part(manifest: Path, e: dict, fp: Path, shared: dict | None, cache: dict) -
     except (ValueError, OSError) as exc:  # the readers' MeasurementFormatError and the like
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
         _fail(manifest, e["index"], e, "file", fp.name, f"cannot read it ({_reader_message(why)})")
+
+
+def _own_rows(df: pd.DataFrame, e: dict, fp: Path) -> pd.DataFrame:
+    """One of labcalc's own files (:mod:`labcalc.measure.tidy`): the rows of the entry's flow (or link)."""
+    from .tidy import manifest_view
+
+    try:
+        return manifest_view(df, e["flow"])[0]
+    except ValueError as exc:
+        raise Fail("file", fp.name, str(exc)) from None
 
 
 def _combine(manifest: Path, e: dict, parts: list[Part]) -> tuple[float, str]:
@@ -658,11 +671,16 @@ def build_manifest(path, allow_outside: bool = False) -> pd.DataFrame:
         origin.extend(where)
     table = pd.DataFrame(rows, columns=COLUMNS)
     table.attrs["origin"] = origin
+    table.attrs["manifest"] = manifest.name
     return table
 
 
 def write_measurements(table: pd.DataFrame, out) -> None:
     """Write a built table as CSV, numbers in their shortest exact form (no float noise).
+
+    The file is one of labcalc's own (:mod:`labcalc.measure.tidy`, kind ``measurements``): its
+    first line ``# labcalc measurements v1`` says what it is; :func:`labcalc.compare.load_measurements`,
+    a ``[[table]]`` entry and :func:`labcalc.measure.read` read it.
 
     Parameters
     ----------
@@ -681,16 +699,18 @@ def write_measurements(table: pd.DataFrame, out) -> None:
     >>> buf = io.StringIO()
     >>> write_measurements(pd.DataFrame({"metric": ["loss"], "value": [0.1 + 0.136]}), buf)
     >>> print(buf.getvalue().strip())
+    # labcalc measurements v1
+    # attrs: {}
     metric,value
     loss,0.236
     """
+    from .tidy import write_tidy
+
     t = table.copy()
     if "value" in t.columns:
         t["value"] = [_short(v) for v in t["value"]]
-    if isinstance(out, str) and out == "-":
-        import sys
-        out = sys.stdout
-    t.to_csv(out, index=False)
+    # labcalc's own file (measure.tidy): '# labcalc measurements v1' first, so that read() knows it
+    write_tidy(t, out, "measurements", {"manifest": table.attrs["manifest"]} if "manifest" in table.attrs else {})
 
 
 def _short(v: float) -> str:

@@ -130,16 +130,23 @@ class SimResult:
 
         Notes
         -----
-        Per flow ``<flow>-goodput.csv`` (``start_s, end_s, time_s, bytes, rate_bps``: a
-        ``labcalc convert``-style CSV that a manifest names with ``metric = "goodput"``);
-        per TCP flow ``<flow>-cwnd.data`` and ``<flow>-ssth.data`` in ns-3's trace-sink
-        format ``time old new`` (bytes; ssthresh 4294967295 while unset), which
-        :func:`labcalc.measure.read_ns3` reads, and ``<flow>-rtt.data`` (``time rtt_s``,
-        ``metric = "rtt"``); per link ``<link>-queue.csv`` (``time_s, backlog_packets,
-        drops``, ``metric = "queue"``). The combined ``goodput.csv``, ``cwnd.csv``,
-        ``rtt.csv``, ``queue.csv`` and ``summary.csv`` hold every flow with a ``flow``
-        (``link``) column; ``simulation.json`` holds :attr:`attrs`. No ``.toml`` is written,
-        so the folder can also hold the manifest that names these files.
+        Every file is one of labcalc's own (:mod:`labcalc.measure.tidy`): its first line
+        says what it is (``# labcalc samples v1``, ``summary``, ``trace``; the JSON's first
+        key ``"labcalc"``) and its second line what a manifest needs beside the table, so that
+        :func:`labcalc.measure.read` recognises it and a manifest's ``[[measurement]]`` reads
+        the same numbers as this object holds. Per flow ``<flow>-goodput.csv`` (``start_s,
+        end_s, time_s, bytes, rate_bps``; the attrs carry the flow's summary as end-of-test
+        lines: the receiver's goodput over the steady window and its sent and lost packets,
+        so ``metric = "loss"`` reads ``summary.loss``; a UDP flow's sender line gives its
+        offered rate); per TCP flow ``<flow>-cwnd.data`` and ``<flow>-ssth.data`` in ns-3's
+        trace-sink format ``time old new`` (bytes; ssthresh 4294967295 while unset; the header
+        gives the MSS) and ``<flow>-rtt.data`` (``time rtt_s``); per link ``<link>-queue.csv``
+        (``time_s, backlog_packets, drops``, ``metric = "queue"``). The combined
+        ``goodput.csv``, ``cwnd.csv``, ``rtt.csv``, ``queue.csv`` hold every flow with a
+        ``flow`` (``link``) column, and ``summary.csv`` one row per flow: a manifest entry
+        naming one of them reads the rows of its own ``flow``. ``simulation.json`` holds
+        :attr:`attrs`. No ``.toml`` is written, so the folder can also hold the manifest that
+        names these files.
 
         Examples
         --------
@@ -149,13 +156,21 @@ class SimResult:
         >>> sorted(SimResult(empty, empty, empty, empty, s).write(tempfile.mkdtemp()))
         ['cwnd', 'goodput', 'queue', 'rtt', 'ssthresh', 'tables']
         """
+        from labcalc.measure.tidy import write_tidy, write_trace
+
         out = Path(os.fspath(out_dir))
         out.mkdir(parents=True, exist_ok=True)
         written = {k: [] for k in ("goodput", "cwnd", "ssthresh", "rtt", "queue", "tables")}
+        origin = f"ns-3 {self.attrs.get('ns3_version', '?')}, seed {self.attrs.get('seed', '?')}"
+        lines = self._summary_lines()
+        base = {"format": "labcalc", "from": origin}
         for name, g in self.goodput.groupby("flow", sort=False) if len(self.goodput) else ():
             p = out / f"{file_stem(name)}-goodput.csv"
-            g[["start_s", "end_s", "time_s", "bytes", "rate_bps"]].to_csv(p, index=False)
+            mine = [x for x in lines if x["flow"] == name]
+            write_tidy(g[["start_s", "end_s", "time_s", "bytes", "rate_bps"]], p, "samples",
+                       {**base, "flow": name, "summary": mine})
             written["goodput"].append(p)
+        mss = self.attrs.get("segment_bytes")
         for name, g in self.cwnd.groupby("flow", sort=False) if len(self.cwnd) else ():
             for col, kind, suffix in (("cwnd_bytes", "cwnd", "cwnd"), ("ssthresh_bytes", "ssthresh", "ssth")):
                 v = g[col].to_numpy(float)
@@ -163,39 +178,64 @@ class SimResult:
                 keep = np.r_[True, v[1:] != v[:-1]]
                 old = np.r_[0, v[:-1]][keep]
                 p = out / f"{file_stem(name)}-{suffix}.data"
-                _write_columns(p, g["time_s"].to_numpy(float)[keep], old, v[keep])
+                write_trace(p, [g["time_s"].to_numpy(float)[keep], old, v[keep]],
+                            {**base, "format": "ns3", "quantity": kind, "unit": "bytes", "flow": name,
+                             **({"mss_bytes": int(mss)} if mss else {})})
                 written[kind].append(p)
         for name, g in self.rtt.groupby("flow", sort=False) if len(self.rtt) else ():
             p = out / f"{file_stem(name)}-rtt.data"
-            _write_columns(p, g["time_s"].to_numpy(float), g["rtt_s"].to_numpy(float))
+            write_trace(p, [g["time_s"].to_numpy(float), g["rtt_s"].to_numpy(float)],
+                        {**base, "format": "ns3", "quantity": "rtt", "unit": "s", "flow": name})
             written["rtt"].append(p)
         for name, g in self.queue.groupby("link", sort=False) if len(self.queue) else ():
             p = out / f"{file_stem(name)}-queue.csv"
-            g[["time_s", "backlog_packets", "drops"]].to_csv(p, index=False)
+            write_tidy(g[["time_s", "backlog_packets", "drops"]], p, "samples", {**base, "link": name})
             written["queue"].append(p)
         for kind, df in (("goodput", self.goodput), ("cwnd", self.cwnd), ("rtt", self.rtt), ("queue", self.queue)):
             p = out / f"{kind}.csv"
-            df.to_csv(p, index=False)
+            extra = {"summary": lines} if kind == "goodput" else {}
+            if kind == "cwnd" and mss:
+                extra["mss_bytes"] = int(mss)
+            write_tidy(df, p, "samples", {**base, **extra})
             written["tables"].append(p)
         p = out / "summary.csv"
-        self.summary.to_csv(p)
+        write_tidy(self.summary, p, "summary", {**base, "summary": lines}, index=True)
         written["tables"].append(p)
         p = out / "simulation.json"
-        p.write_text(json.dumps(self.attrs, indent=2, default=str) + "\n", encoding="utf-8")
+        doc = {"labcalc": {"kind": "simulation", "version": 1}, **self.attrs}
+        p.write_text(json.dumps(doc, indent=2, default=str) + "\n", encoding="utf-8")
         written["tables"].append(p)
         return written
 
+    def _summary_lines(self) -> list:
+        """The summary as end-of-test lines, one receiver line per flow (and a sender line per UDP flow).
 
-def _write_columns(path: Path, *cols) -> None:
-    with open(path, "w", encoding="utf-8") as fh:
-        for row in zip(*cols):
-            fh.write(" ".join(_fmt(x) for x in row) + "\n")
+        The receiver's line holds the goodput over the steady window and the packets sent
+        and lost over the run (what a manifest's ``stat = "summary"`` and ``metric = "loss"``
+        read); a UDP sender's line its offered rate [bit/s] (payload).
+        """
+        from labcalc.measure.tidy import finite_or_none
+
+        flows = self.attrs.get("flows") or {}
+        lines = []
+        for name, row in self.summary.iterrows():
+            get = row.get
+            lines.append({"flow": str(name), "role": "receiver", "rate_bps": _nan(get("goodput_bps")),
+                          "start_s": _nan(get("window_start_s")), "end_s": _nan(get("window_end_s")),
+                          "packets": _nan(get("sent_packets")), "lost_packets": _nan(get("lost_packets"))})
+            offered = finite_or_none((flows.get(name) or {}).get("payload_rate_bps"))
+            if get("transport") == "udp" and offered is not None:
+                lines.append({"flow": str(name), "role": "sender", "rate_bps": offered,
+                              "packets": _nan(get("sent_packets"))})
+        return lines
 
 
-def _fmt(x) -> str:
-    if isinstance(x, (int, np.integer)):
-        return str(int(x))
-    return repr(float(x)) if not float(x).is_integer() or abs(x) >= 1e15 else str(int(x))
+def _nan(x) -> float:
+    """A number of the summary as a float (NaN when it is missing)."""
+    try:
+        return float(x)
+    except (TypeError, ValueError):
+        return math.nan
 
 
 def from_raw(plan, raw: dict, attrs: dict) -> SimResult:
