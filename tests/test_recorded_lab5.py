@@ -1,0 +1,249 @@
+"""The recorded runs of handout parts 1 and 2 (data/measurements/lab5/recorded-2026-11-27).
+
+scripts/record_lab5_matrix.sh recorded them in network namespaces (see the folder's
+README.txt). Every row of the table its manifest builds is checked here against the file
+read by hand: regular expressions over the printouts, ``json`` over the -J outputs, never
+labcalc's readers. The rule a manifest follows for a window is documented in
+:mod:`labcalc.measure.manifest` and repeated by the hand readings: per-interval lines inside
+``[start, end]`` s of the client's clock, those shorter than half the usual interval left
+out (iperf's last stub); timestamped samples (ping -D, ss, tc) counted from the file's first
+sample; a loss over a window is sum(lost) / sum(total); a rate is the mean of the interval
+rates. Where steady_state chose the window (the row says so), the window is pinned too:
+the warm-up it cut, read off the file.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from labcalc import compare
+from labcalc.measure.manifest import build_manifest
+
+HERE = Path(__file__).resolve().parents[1] / "data" / "measurements" / "lab5" / "recorded-2026-11-27"
+_PREFIX = {"": 1.0, "K": 1e3, "M": 1e6, "G": 1e9}
+_BYTES = {"": 1.0, "K": 1024.0, "M": 1024.0**2, "G": 1024.0**3}
+
+
+@pytest.fixture(scope="module")
+def table():
+    return build_manifest(HERE)
+
+
+# --- hand readings ---------------------------------------------------------------------------
+
+def iperf3_text_intervals(path):
+    """(start, end, rate_bps, lost, total) of the per-interval lines ([SUM] lines when there are)."""
+    rx = re.compile(r"^\[\s*(\d+|SUM)\]\s+([\d.]+)-\s*([\d.]+)\s+sec\s+[\d.]+ \w?Bytes\s+([\d.]+) (\w?)bits/sec"
+                    r"(?:\s+[\d.]+ ms\s+(\d+)/(\d+))?")
+    rows, sums = [], []
+    for line in path.read_text().splitlines():
+        m = rx.match(line)
+        if not m or line.rstrip().endswith(("sender", "receiver")):
+            continue
+        row = (float(m[2]), float(m[3]), float(m[4]) * _PREFIX[m[5]],
+               float(m[6]) if m[6] else np.nan, float(m[7]) if m[7] else np.nan)
+        (sums if m[1] == "SUM" else rows).append(row)
+    return np.array(sums or rows)
+
+
+def iperf3_json_intervals(path, field=None):
+    """(start, end, value, lost, total) of the intervals' sums (a stream's field: cwnd, rtt)."""
+    doc = json.loads(path.read_text())
+    out = []
+    for iv in doc["intervals"]:
+        s = iv["sum"]
+        value = s["bits_per_second"] if field is None else iv["streams"][0][field]
+        out.append((s["start"], s["end"], value, s.get("lost_packets", np.nan), s.get("packets", np.nan)))
+    return np.array(out, dtype=float)
+
+
+def iperf2_text_intervals(path, column="rate"):
+    """(start, end, value, lost, total) of iperf 2's interval lines, its end-of-test line left out."""
+    rx = re.compile(r"^\[\s*\d+\]\s+([\d.]+)-([\d.]+) sec\s+[\d.]+ \w?Bytes\s+([\d.]+) (\w?)bits/sec"
+                    r"(?:\s+[\d.]+ ms\s+(\d+)/(\d+))?(?:.*?\s(\d+)K/\d+\(\d+\) us)?")
+    rows = []
+    for line in path.read_text().splitlines():
+        m = rx.match(line)
+        if m:
+            value = float(m[3]) * _PREFIX[m[4]] if column == "rate" else float(m[7]) * 1024.0
+            rows.append((float(m[1]), float(m[2]), value, float(m[5]) if m[5] else np.nan,
+                         float(m[6]) if m[6] else np.nan))
+    rows = np.array(rows)
+    last = rows[-1]
+    if len(rows) > 1 and last[0] == 0 and last[1] >= rows[:, 1].max():
+        rows = rows[:-1]  # 0.0000-<end> after the intervals: the end-of-test line
+    return rows
+
+
+def iperf2_csv_intervals(path):
+    rows = []
+    with open(path, newline="") as fh:
+        for f in csv.reader(fh):
+            if len(f) < 9 or not re.fullmatch(r"\d{14}", f[0]):
+                continue  # iperf 2's "[  3] WARNING: ack of last datagram failed." line
+            a, b = (float(x) for x in f[6].split("-"))
+            rows.append((a, b, float(f[8]), float(f[10]) if len(f) > 11 else np.nan,
+                         float(f[11]) if len(f) > 11 else np.nan))
+    rows = np.array(rows)
+    if len(rows) > 1 and rows[-1][0] == 0 and rows[-1][1] >= rows[:, 1].max():
+        rows = rows[:-1]
+    return rows
+
+
+def in_window(rows, lo, hi):
+    length = rows[:, 1] - rows[:, 0]
+    keep = (rows[:, 0] >= lo - 1e-9) & (rows[:, 1] <= hi + 1e-9) & (length >= 0.5 * np.median(length))
+    return rows[keep]
+
+
+def ping_d(path):
+    rx = re.compile(r"^\[(\d+\.\d+)\] \d+ bytes from .* time=([\d.]+) ms")
+    got = [(float(m[1]), float(m[2]) / 1e3) for m in map(rx.match, path.read_text().splitlines()) if m]
+    t = np.array(got)
+    t[:, 0] -= t[0, 0]
+    return t
+
+
+def ping_avg(path):
+    m = re.search(r"rtt min/avg/max/mdev = [\d.]+/([\d.]+)/", path.read_text())
+    return float(m[1]) / 1e3
+
+
+def iperf3_receiver_loss(path):
+    m = re.search(r"(\d+)/(\d+) \([\d.]+%\)\s+receiver\s*$", path.read_text(), re.M)
+    return int(m[1]) / int(m[2])
+
+
+def ss_cwnd(path, local):
+    """(time since the file's first stamp, cwnd) of one connection's samples."""
+    stamp, out, first, take = None, [], None, False
+    for line in path.read_text().splitlines():
+        m = re.match(r"^# (\d+\.\d+)$", line)
+        if m:
+            stamp = float(m[1])
+            first = stamp if first is None else first
+            continue
+        if re.match(r"^[A-Z][A-Z-]+\d?\s", line):  # a socket line, in any state (SYN-SENT at the start)
+            take = line.split()[3] == local
+            continue
+        if take and "cwnd:" in line:
+            out.append((stamp, float(re.search(r"\bcwnd:(\d+)", line)[1])))
+            take = False
+    return np.array(out)
+
+
+def tc_pfifo_backlog(path):
+    """(stamp, packets in the pfifo) of each sample of a tc -s qdisc loop, text or -j."""
+    stamp, out, leaf = None, [], False
+    for line in path.read_text().splitlines():
+        m = re.match(r"^# (\d+\.\d+)$", line)
+        if m:
+            stamp = float(m[1])
+        elif line.startswith("["):
+            out += [(stamp, q["qlen"]) for q in json.loads(line) if q["kind"] == "pfifo"]
+        elif line.startswith("qdisc "):
+            leaf = line.startswith("qdisc pfifo")
+        elif leaf and line.strip().startswith("backlog"):
+            out.append((stamp, float(re.search(r"backlog \S+ (\d+)p", line)[1])))
+            leaf = False
+    return np.array(out)
+
+
+def hand_value(row):
+    """The row's value read off its file by hand, over the window the row states."""
+    path = HERE / row.source
+    lo, hi = (float(x) for x in row.window_s.split("-")) if row.window_s else (None, None)
+    name = path.name
+    if row.metric == "loss" and row.stat == "summary":
+        return iperf3_receiver_loss(path)
+    if row.metric == "rtt" and row.stat == "summary":
+        return ping_avg(path)
+    if "ping-D" in name:
+        t = ping_d(path)
+        inside = t[(t[:, 0] >= lo - 1e-9) & (t[:, 0] <= hi + 1e-9)]
+        return inside[:, 1].mean()
+    if name.endswith("_ss.txt"):
+        samples = ss_cwnd(path, row.connection)
+        t = samples[:, 0] - samples[0, 0]
+        return samples[(t >= lo - 1e-9) & (t <= hi + 1e-9), 1].mean()
+    if "_r1_tc." in name:
+        samples = tc_pfifo_backlog(path)
+        t = samples[:, 0] - samples[0, 0]
+        return samples[(t >= lo - 1e-9) & (t <= hi + 1e-9), 1].mean()
+    if "iperf3" in name and name.endswith(".json"):
+        field = {"cwnd": "snd_cwnd", "rtt": "rtt"}.get(row.metric)
+        rows = in_window(iperf3_json_intervals(path, field), lo, hi)
+        return {"cwnd": 1.0, "rtt": 1e-6}.get(row.metric, 1.0) * rows[:, 2].mean() if row.metric != "loss" \
+            else rows[:, 3].sum() / rows[:, 4].sum()
+    if "iperf3" in name:
+        rows = in_window(iperf3_text_intervals(path), lo, hi)
+    elif name.endswith(".csv"):
+        rows = in_window(iperf2_csv_intervals(path), lo, hi)
+    else:
+        rows = in_window(iperf2_text_intervals(path, "cwnd" if row.metric == "cwnd" else "rate"), lo, hi)
+    if row.metric == "loss":
+        return rows[:, 3].sum() / rows[:, 4].sum()
+    return rows[:, 2].mean()
+
+
+#: The windows steady_state chose, as read off the files: where the warm-up ends.
+STEADY = {
+    ("Q1", "10 Mbit/s bottleneck", "h1_udp"): "0-10", ("Q6", "4.5 Mbit/s offered", "h1_udp"): "0-10",
+    ("Q7", "5 Mbit/s offered", "h1_udp"): "2-10", ("Q7", "10 Mbit/s offered", "h1_udp"): "0-10",
+    ("Q7", "20 Mbit/s offered", "h1_udp"): "2-10", ("Q2", "10 Mbit/s bottleneck", "h1_tcp"): "0-10",
+    ("Q10", "5 Mbit/s bottleneck", "h1_tcp"): "2-10",
+    ("Q14", "A1", "h1_udp"): "0-10", ("Q14", "A1", "h2_udp"): "0-10", ("Q14", "A2", "h1_udp"): "4-10",
+    ("Q14", "A2", "h2_udp"): "2-10", ("Q14", "A3", "h1_udp"): "4-10", ("Q14", "A3", "h2_udp"): "4-10",
+}
+
+
+def _rows():
+    return [(i, f"{r.question} {r.scenario} {r.flow} {r.metric}") for i, r in enumerate(build_manifest(HERE).itertuples())]
+
+
+ROWS = _rows()
+
+
+@pytest.mark.parametrize("index", [i for i, _ in ROWS], ids=[label for _, label in ROWS])
+def test_every_row_is_the_file_read_by_hand(table, index):
+    import tomllib
+
+    row = table.iloc[index]
+    if row.reader == "table":  # the clients' -b, as the -J clients state them
+        run = {"Q1": "q1", "Q6": "q6"}.get(row.question) or f"q7-{row.scenario.split()[0]}M"
+        doc = json.loads((HERE / f"{run}_h1_udp_iperf3_client.json").read_text())
+        assert float(row.value) * 1e6 == doc["start"]["test_start"]["target_bitrate"]
+        return
+    entries = tomllib.loads((HERE / "manifest.toml").read_text())["measurement"]
+    entry = next(e for e in entries if (e["question"], e["scenario"], e["flow"], e["metric"])
+                 == (row.question, row.scenario, row.flow, row.metric))
+    row = row.copy()
+    row["connection"] = entry.get("connection")
+    if row.window_from.startswith("steady_state") and (row.question, row.scenario, row.flow) in STEADY:
+        assert row.window_s == STEADY[(row.question, row.scenario, row.flow)]
+    assert float(row.value) == pytest.approx(hand_value(row), rel=1e-9), (row.source, row.window_s)
+
+
+def test_the_windows_of_the_b_runs_are_the_manifests():
+    t = build_manifest(HERE)
+    b = t[t.scenario.isin(["B1", "B2", "B3"]) & t.metric.isin(["goodput", "loss", "rtt"])]
+    assert set(b.window_s) == {"5-20"} and set(b.window_from) == {"manifest"}
+
+
+def test_handout_notebooks_find_every_row_they_compare():
+    m = compare.load_measurements(HERE, quiet=True)
+    keys = set(zip(m.question, m.scenario, m.flow, m.metric))
+    for q, scenario in (("Q1", "10 Mbit/s bottleneck"), ("Q6", "4.5 Mbit/s offered"), ("Q7", "5 Mbit/s offered"),
+                        ("Q7", "10 Mbit/s offered"), ("Q7", "20 Mbit/s offered")):
+        for metric in ("goodput", "loss", "offered_rate"):
+            assert (q, scenario, "h1_udp", metric) in keys
+    for run in ("B1", "B2", "B3"):
+        for flow in ("h1_udp", "h2_udp", "h2_tcp"):
+            assert ("Q18", run, flow, "goodput") in keys
+        assert {("Q18", run, "h2_udp", "loss"), ("Q18", run, "h2_tcp", "rtt"), ("Q18", run, "h2_tcp", "cwnd")} <= keys
