@@ -319,20 +319,36 @@ def load_measurements(source, quiet: bool = False, allow_outside: bool = False):
     if isinstance(source, (str, Path)):
         path = Path(source)
         if path.is_dir():
+            # no manifest here (find_manifest above found none): the folder's *.csv tables
             files = sorted(path.glob("*.csv"))
             if not files:
-                raise MeasurementError(f"{path}: folder holds no *.csv measurement file")
-            return load_measurements(files, quiet=quiet)
+                raise MeasurementError(_folder_without_tables(path))
+            try:
+                return load_measurements(files, quiet=quiet)
+            except MeasurementError as exc:
+                if not getattr(exc, "not_a_table", None):
+                    raise
+                raise MeasurementError(f"{path}: no manifest (*.toml) in this folder, so its *.csv files are read as "
+                                       f"measurement tables, and {exc.not_a_table}; {_MANIFEST_HINT}") from None
         if not path.exists():
             raise MeasurementError(f"{path}: measurement file not found")
         name = str(path)
     short = Path(name).name if name != "<stream>" else name
-    header, records, line_numbers, notes, delimiter = _read_rows(source, name)
+    try:
+        header, records, line_numbers, notes, delimiter = _read_rows(source, name)
+    except MeasurementError:
+        what = _raw_file(source)
+        if what:
+            raise _not_a_table(name, short, what) from None
+        raise
     if notes and not quiet:
         print("\n".join(notes))
     df = pd.DataFrame(records, columns=header, dtype=str)
     missing = [c for c in REQUIRED_COLUMNS if c not in df.columns]
     if missing:
+        what = _raw_file(source)
+        if what:
+            raise _not_a_table(name, short, what)
         samples = [c for c in ("rate_bps", "rtt_s", "cwnd_segments", "cwnd_bytes", "backlog_packets", "start_s")
                    if c in df.columns]
         hint = (f"; its columns ({', '.join(samples)}, ...) are those of a per-sample table (the output of "
@@ -419,6 +435,64 @@ def load_measurements(source, quiet: bool = False, allow_outside: bool = False):
     df.attrs["files"] = [short]
     df.attrs["notes"] = notes
     return df
+
+
+#: The next step for raw files: a manifest (data/README.md explains it).
+_MANIFEST_HINT = ("write a manifest.toml that names each raw file with its question, scenario, flow and metric "
+                  "(data/README.md, 'From raw files: a manifest'; data/measurements/lab5/raw/manifest.toml is "
+                  "an example) and give the manifest, or the folder holding it, as the measurements")
+
+
+def _raw_file(source) -> str | None:
+    """What a file is in words when it is a tool's output or one of labcalc's own non-table files, else None."""
+    if not isinstance(source, (str, Path)) or (isinstance(source, str) and "\n" in source):
+        return None
+    from labcalc.measure import describe
+    from labcalc.measure.tidy import KINDS
+
+    try:
+        with open(source, "rb") as fh:
+            head = fh.read(1 << 16)
+        if head[:2] == b"\x1f\x8b":
+            import gzip
+
+            with gzip.open(source, "rb") as fh:
+                head = fh.read(1 << 16)
+    except (OSError, EOFError):
+        return None
+    what = describe(head.decode("utf-8", "replace"))
+    return None if what == KINDS["measurements"] else what
+
+
+def _not_a_table(name: str, short: str, what: str) -> MeasurementError:
+    """The error for a file given as a measurement table that is a tool's printout or a per-sample table.
+
+    Its ``not_a_table`` attribute says the same in a few words, for the message about a folder.
+    """
+    if what.startswith("labcalc") or "ns-3 run" in what:
+        kind = f"{what} (written by labcalc)"
+    else:
+        kind = f"{what} (a tool's raw output)"
+    exc = MeasurementError(f"{name}: {kind}, not a measurement table with columns {', '.join(REQUIRED_COLUMNS)}; "
+                           f"name it in a manifest's [[measurement]] (file = \"{short}\", with its question, "
+                           f"scenario, flow and metric) and give the manifest, or the folder holding it, as the "
+                           f"measurements")
+    exc.not_a_table = f"{short} is {kind}"
+    return exc
+
+
+def _folder_without_tables(path: Path) -> str:
+    """A folder with no manifest and no *.csv: say what a folder needs, and what this one holds."""
+    found = []
+    for f in sorted(p for p in path.iterdir() if p.is_file())[:200]:
+        what = _raw_file(f)
+        if what:
+            found.append(f"{f.name} ({what})")
+    held = ""
+    if found:
+        held = f"; it holds {len(found)} raw file{'s' if len(found) > 1 else ''} such as {', '.join(found[:2])}"
+    return (f"{path}: no manifest (*.toml) and no *.csv measurement table in this folder{held}. A folder is read "
+            f"through its manifest: {_MANIFEST_HINT}")
 
 
 def _row_origin(message: str, origin) -> str:

@@ -14,7 +14,8 @@ from .files import rows_text
 from .files import load_measurements  # noqa: F401  (the Examples sections use it)
 from .lookup import matching_rows, measured, missing_note
 
-__all__ = ["compare", "compare_measured", "format_comparison", "compare_band", "format_band", "pick"]
+__all__ = ["compare", "compare_measured", "format_comparison", "compare_band", "format_band", "pick",
+           "SOURCE_COLUMNS", "WARMUP_NOT_DETECTED"]
 
 
 #: Absolute tolerance of a fraction's verdict (a loss, a share) [1]: 0.1 percentage point,
@@ -99,8 +100,47 @@ _DISPLAY = {"bit/s": (1e3, "kbit/s"), "s": (1e-3, "ms"), "byte": (1.0, "bytes"),
             "packet": (1.0, "packets"), "1": (0.01, "%")}
 
 
-def compare_measured(measurements, rows, rtol: float = 0.05):
-    """Predictions next to the matching rows of a measurement file.
+#: Provenance columns of a built measurement table that a comparison keeps (see :func:`compare_measured`).
+SOURCE_COLUMNS = ("source", "window_s", "n_samples", "window_from")
+#: What ``window_from`` says when the steady-state detection found no warm-up to cut.
+WARMUP_NOT_DETECTED = "warm-up not detected"
+
+
+def _lookup(table, label, selector, unit, notes):
+    """(value, the matching row or None) of one prediction's selector in a measurement table.
+
+    A window in bytes beside a prediction in packets (or the reverse) is no crash: the
+    value is missing and a note says which ``mss_bytes`` to give the manifest entry.
+    """
+    try:
+        value = measured(table, **selector, default=math.nan)
+    except KeyError as exc:
+        raise ValueError(f"{label}: {exc.args[0]}") from None
+    if math.isnan(value):
+        text = missing_note(table, **selector)
+        if text not in notes:
+            notes.append(text)
+        return value, None
+    match = matching_rows(table, selector["question"], selector.get("scenario"), selector.get("flow"),
+                          selector.get("metric"))
+    got = match["base_unit"].iloc[0]
+    if got != unit:
+        if {got, unit} == {"byte", "packet"}:
+            where = rows_text(match)
+            source = match["source"].iloc[0] if "source" in match.columns else ""
+            from_file = f" (built from {source})" if isinstance(source, str) and source.strip() else ""
+            notes.append(f"{label}: the measurement ({where}{from_file}) is in {'bytes' if got == 'byte' else 'segments'}, "
+                         f"the prediction in {'packets' if unit == 'packet' else 'bytes'}: give its manifest entry "
+                         f"mss_bytes = 1448 (the segment size: 1448 on a 1500-byte MTU with timestamps, as "
+                         f"ss -ti prints it) to count the window in segments")
+            return math.nan, None
+        raise ValueError(f"{label}: the measurement ({rows_text(match)}) is in {got!r}, "
+                         f"the prediction in {unit!r}")
+    return value, match.iloc[0]
+
+
+def compare_measured(measurements, rows, rtol: float = 0.05, simulated=None):
+    """Predictions next to the matching rows of a measurement file (and of a simulation).
 
     Like :func:`compare`, but the measured values are looked up in ``measurements``
     (the output of :func:`load_measurements`). A prediction without a matching row is
@@ -118,18 +158,28 @@ def compare_measured(measurements, rows, rtol: float = 0.05):
         :func:`measured`).
     rtol : float, default 0.05
         Threshold of the verdict (see :func:`compare`).
+    simulated : pandas.DataFrame, optional
+        A second table from :func:`load_measurements` holding simulated values (ns-3:
+        ``data/measurements/lab5/simulated``, or a manifest over the files of
+        ``labcalc simulate -o``), looked up with the same selectors: the table gets a
+        ``simulated`` column (the verdict stays theory against measurement).
 
     Returns
     -------
     pandas.DataFrame
-        The columns of :func:`compare`; ``df.attrs["rtol"]`` is the threshold and
+        The columns of :func:`compare`, plus ``simulated`` (display units, when
+        ``simulated`` is given) and, for measured values built from a manifest, where each
+        comes from: ``source`` (the file), ``window_s``, ``n_samples``, ``window_from``
+        (empty for rows typed by hand). ``df.attrs["rtol"]`` is the threshold and
         ``df.attrs["notes"]`` a list with one note per missing measurement.
 
     Raises
     ------
     ValueError
         A matching measurement whose unit is not of the predicted kind (e.g. a loss
-        compared with a rate), or more than one matching row.
+        compared with a rate), or more than one matching row. A window in bytes beside a
+        prediction in packets is not an error: it is missing, with a note naming the
+        ``mss_bytes`` that converts it.
 
     Examples
     --------
@@ -144,29 +194,44 @@ def compare_measured(measurements, rows, rtol: float = 0.05):
     ['close', 'no data']
     >>> t.attrs["notes"]
     ["no measurement for Q7 (metric 'loss') in <stream>"]
+    >>> sim = load_measurements(io.StringIO(
+    ...     "question,scenario,flow,metric,value,unit\\nQ7,5M,h1,goodput,4850,kbit/s\\n"))
+    >>> float(compare_measured(m, [("Q7", 4_798_464.5, "bit/s", dict(question="Q7", metric="goodput"))],
+    ...                        simulated=sim).simulated.iloc[0])
+    4850.0
     """
     rows = list(rows)
-    values, notes = [], []
+    values, notes, sources, sims, sim_notes = [], [], [], [], []
     for label, predicted, unit, selector in rows:
-        try:
-            value = measured(measurements, **selector, default=math.nan)
-        except KeyError as exc:
-            raise ValueError(f"{label}: {exc.args[0]}") from None
-        if math.isnan(value):
-            text = missing_note(measurements, **selector)
-            if text not in notes:
-                notes.append(text)
-        else:
-            match = matching_rows(measurements, selector["question"], selector.get("scenario"), selector.get("flow"),
-                          selector.get("metric"))
-            got = match["base_unit"].iloc[0]
-            if got != unit:
-                raise ValueError(f"{label}: the measurement ({rows_text(match)}) is in {got!r}, "
-                                 f"the prediction in {unit!r}")
+        value, match = _lookup(measurements, label, selector, unit, notes)
         values.append(value)
+        sources.append({c: ("" if match is None or c not in match.index else match[c]) for c in SOURCE_COLUMNS})
+        if simulated is not None:
+            sims.append(_lookup(simulated, label, selector, unit, sim_notes)[0])
     table = compare([(r[0], r[1], v, r[2]) for r, v in zip(rows, values)], rtol=rtol)
+    if simulated is not None:
+        scales = [_DISPLAY[r[2]][0] for r in rows]
+        table.insert(1, "simulated", [v / k for v, k in zip(sims, scales)])
+        notes += [f"ns-3: {n}" for n in sim_notes]
+    for column in SOURCE_COLUMNS:
+        table[column] = [_cell(src[column]) for src in sources]
     table.attrs["notes"] = notes
     return table
+
+
+def _cell(value) -> str:
+    """A provenance cell as text ('' for a missing one; a whole number without '.0')."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value).strip()
+
+
+def _window_words(window: str, how: str) -> str:
+    if window:
+        return window if window.endswith(("seq", "sample")) else f"{window} s"
+    return "end-of-test line" if "end-of-test" in how else (how or "-")
 
 
 def format_comparison(table, digits: int = 1, label_width: int | None = None,
@@ -196,7 +261,12 @@ def format_comparison(table, digits: int = 1, label_width: int | None = None,
         entry of ``notes``. The relative
         error is in percent of the prediction; for losses (shown in %) the error is in
         percentage points. A missing measurement shows as ``missing``, a prediction that
-        could not be computed as ``-``.
+        could not be computed as ``-``. A table with a ``simulated``
+        column shows it as ``ns-3`` between the prediction and the measurement. When
+        measured values were built from raw files (a manifest), a second block says
+        for each where it comes from: the file, the window in seconds (or the
+        end-of-test line), the number of samples and, where the steady-state detection
+        found no warm-up to cut, ``warm-up not detected``.
 
     Examples
     --------
@@ -209,6 +279,18 @@ def format_comparison(table, digits: int = 1, label_width: int | None = None,
     Q7 loss           6.2       4.0  %         -2.2    -35.00 %  off
     >>> print(format_comparison(t, percent_digits=2).splitlines()[-1])
     Q7 loss          6.20      4.03  %        -2.17    -35.00 %  off
+    >>> t["simulated"] = [4850.0, 3.9]
+    >>> t["source"], t["window_s"], t["n_samples"] = ["q7.txt", "q7.txt"], ["2-8", ""], ["6", "1"]
+    >>> t["window_from"] = ["steady_state (not reliable: warm-up not detected)", "receiver's end-of-test line"]
+    >>> print(format_comparison(t))
+    verdict: close when |measured - predicted| <= 2 % of predicted (losses too, or within 0.1 percentage point)
+    label       predicted    ns-3  measured  unit     error  rel. error  verdict
+    Q7 goodput     4690.4  4850.0    4798.0  kbit/s  +107.6     +2.29 %  off
+    Q7 loss           6.2     3.9       4.0  %         -2.2    -35.00 %  off
+    measured from:
+    label       file    window            samples
+    Q7 goodput  q7.txt  2-8 s             6        warm-up not detected
+    Q7 loss     q7.txt  end-of-test line  1
     """
     import math as _m
 
@@ -221,6 +303,7 @@ def format_comparison(table, digits: int = 1, label_width: int | None = None,
                      + (f" (losses too, or within {FRACTION_ATOL * 100:g} percentage point)" if fractions else ""))
     labels = [str(i) for i in table.index]
     width = max([len("label")] + [len(x) for x in labels]) if label_width is None else label_width
+    with_sim = "simulated" in table.columns
 
     def num(x, sign=False, places=digits, nan="-"):
         if x is None or (isinstance(x, float) and _m.isnan(x)):
@@ -235,20 +318,42 @@ def format_comparison(table, digits: int = 1, label_width: int | None = None,
         rel_text = "" if rel is None or _m.isnan(rel) else (
             "inf" if _m.isinf(rel) else f"{num(rel * 100, sign=True, places=2)} %")
         places = percent_digits if (percent_digits is not None and row.unit == "%") else digits
-        cells.append((label, num(row.predicted, places=places), num(row.measured, places=places, nan="missing"),
+        sim = (num(float(row.simulated), places=places, nan="missing"),) if with_sim else ()
+        cells.append((label, num(row.predicted, places=places), *sim, num(row.measured, places=places, nan="missing"),
                       str(row.unit), num(row.error, sign=True, places=places), rel_text, str(row.verdict)))
-    head = ("label", "predicted", "measured", "unit", "error", "rel. error", "verdict")
+    head = ("label", "predicted", *(("ns-3",) if with_sim else ()), "measured", "unit", "error", "rel. error",
+            "verdict")
+    align = ["<", ">", *((">",) if with_sim else ()), ">", "<", ">", ">", "<"]
+    lines.append(_line(head, cells, align, width))
+    lines.extend(_line(c, cells, align, width, head) for c in cells)
+    lines.extend(f"note: {text}" for text in [*table.attrs.get("notes", ()), *notes])
+    lines.extend(_sources_block(table, labels, width))
+    return "\n".join(lines)
+
+
+def _line(values, cells, align, width, head=None) -> str:
+    """One line of a fixed-width table whose columns are as wide as their widest cell."""
+    head = head or values
     widths = [max(len(h), *(len(c[k]) for c in cells)) if cells else len(h) for k, h in enumerate(head)]
     widths[0] = max(width, len(head[0]))
-    align = ["<", ">", ">", "<", ">", ">", "<"]
+    return "  ".join(f"{v:{a}{w}}" for v, a, w in zip(values, align, widths)).rstrip()
 
-    def line(values):
-        return "  ".join(f"{v:{a}{w}}" for v, a, w in zip(values, align, widths)).rstrip()
 
-    lines.append(line(head))
-    lines.extend(line(c) for c in cells)
-    lines.extend(f"note: {text}" for text in [*table.attrs.get("notes", ()), *notes])
-    return "\n".join(lines)
+def _sources_block(table, labels, width) -> list:
+    """'measured from:' and one line per measured value built from a raw file (none for rows typed by hand)."""
+    if "source" not in table.columns or "window_from" not in table.columns:
+        return []
+    cells = []
+    for label, row in zip(labels, table.itertuples(index=False)):
+        source, how = str(row.source), str(row.window_from)
+        if not source or not (how or str(row.window_s)):
+            continue  # a row typed by hand (or a [[table]] row): nothing to say but its file
+        flag = WARMUP_NOT_DETECTED if WARMUP_NOT_DETECTED in how else ""
+        cells.append((label, source, _window_words(str(row.window_s), how), str(row.n_samples), flag))
+    if not cells:
+        return []
+    head = ("label", "file", "window", "samples", "")
+    return ["measured from:", *(_line(c, cells, ["<"] * 5, width, head) for c in [head, *cells])]
 
 
 def compare_band(measurements, rows):

@@ -46,6 +46,7 @@ _LAZY = {
     "convert": "_dispatch",
     "converted_attrs": "_dispatch",
     "sniff_format": "_dispatch",
+    "describe": "_dispatch",
     "FORMATS": "_dispatch",
     "steady_state": "analysis",
     "SteadyState": "analysis",

@@ -11,7 +11,7 @@ import zlib
 from .. import _textio
 from ._common import MeasurementFormatError, corrupt_gzip, gunzip, is_path, open_binary, source_name
 
-__all__ = ["read", "convert", "converted_attrs", "sniff_format", "FORMATS"]
+__all__ = ["read", "convert", "converted_attrs", "sniff_format", "describe", "FORMATS", "FORMAT_WORDS"]
 
 #: format name -> (module, reader function)
 FORMATS = {
@@ -179,6 +179,54 @@ def sniff_format(text: str) -> str | None:
     if data and sum(bool(_NS3.match(ln.strip())) for ln in data[:20]) >= max(1, len(data[:20]) // 2):
         return "ns3"
     return None
+
+
+#: A format in words, for messages that say what a file is.
+FORMAT_WORDS = {
+    "labtool": "a printout of the lab's udpclient / udpserver / tcpclient",
+    "iperf": "an iperf 2 printout",
+    "iperf3": "an iperf3 printout",
+    "ping": "a ping printout",
+    "tcp_probe": "a tcp_probe trace",
+    "ss": "an ss -ti log",
+    "tc_qdisc": "a tc -s qdisc log",
+    "qlen": "a queue-length log",
+    "ns3": "an ns-3 trace",
+    "tshark": "a tshark field export",
+}
+
+
+def describe(text: str) -> str | None:
+    """What the beginning of a file is, in words (None when no format is recognised).
+
+    Parameters
+    ----------
+    text : str
+        The first lines of the file.
+
+    Returns
+    -------
+    str or None
+        E.g. ``"an iperf3 printout"``; for labcalc's own files the kind
+        (``"labcalc's per-flow summary of an ns-3 run"``).
+
+    Examples
+    --------
+    >>> describe("Connecting to host 10.0.0.3, port 5201\\n")
+    'an iperf3 printout'
+    >>> describe("# labcalc summary v1\\n# attrs: {}\\nflow,loss\\n")
+    "labcalc's per-flow summary of an ns-3 run"
+    >>> describe("question,scenario,flow,metric,value,unit\\n") is None
+    True
+    """
+    fmt = sniff_format(text)
+    if fmt == "labcalc":
+        from .tidy import KINDS
+
+        first = text.lstrip("\ufeff").split("\n", 1)[0].split()
+        kind = first[2] if len(first) > 2 and first[:2] == ["#", "labcalc"] else "simulation"
+        return KINDS.get(kind, "a file written by labcalc")
+    return FORMAT_WORDS.get(fmt, fmt) if fmt else None
 
 
 def _reader(fmt: str):

@@ -324,7 +324,9 @@ def read_tidy(path) -> pd.DataFrame:
 def _read_table(name: str, body: str, kind: str, skip: int) -> pd.DataFrame:
     if not body.strip():
         raise MeasurementFormatError(name, skip + 1, EXPECTED, "the table is missing (no header row after the labcalc lines)")
-    options = {"dtype": str, "keep_default_na": False} if kind == "measurements" else {}
+    # only an empty cell is missing: a flow named "NA" or a note "None" stays text
+    options = {"dtype": str, "keep_default_na": False} if kind == "measurements" else {
+        "keep_default_na": False, "na_values": [""]}
     try:
         df = pd.read_csv(io.StringIO(body), **options)
     except (pd.errors.ParserError, ValueError) as exc:
