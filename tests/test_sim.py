@@ -278,6 +278,18 @@ def test_written_files_read_back_and_a_manifest_names_them(ns3, tmp_path):
     assert r.min() <= got["rtt"] <= r.max()
     q = res.queue[res.queue.link == "r1-eth1"]["backlog_packets"]
     assert q.min() <= got["queue"] <= q.max()
+    # every file written says what it is on its first line and reads back (labcalc.measure.tidy)
+    for path in (p for kind in written.values() for p in kind):
+        assert measure.read(path).attrs["labcalc"]["version"] == 1, path.name
+    # a simulated loss and goodput straight from summary.csv, the entry's flow picked from it
+    (tmp_path / "manifest.toml").write_text(
+        '[[measurement]]\nquestion = "Q18"\nscenario = "B2"\nflow = "h2_udp"\nmetric = "loss"\nfile = "summary.csv"\n'
+        '[[measurement]]\nquestion = "Q18"\nscenario = "B2"\nflow = "h2_tcp"\nmetric = "goodput"\n'
+        'file = "summary.csv"\n', encoding="utf-8")
+    got = measure.build_manifest(tmp_path / "manifest.toml").set_index("flow")["value"]
+    s = res.summary
+    assert got["h2_udp"] == pytest.approx(s.loc["h2_udp", "lost_packets"] / s.loc["h2_udp", "sent_packets"], rel=1e-12)
+    assert got["h2_tcp"] == pytest.approx(s.loc["h2_tcp", "goodput_bps"], rel=1e-12)
 
 
 def test_cli_writes_the_files(ns3, tmp_path, capsys):
