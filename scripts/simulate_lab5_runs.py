@@ -9,7 +9,7 @@ does (one ns-3 import for all of them), and writes ``<OUT>/manifest.toml``, whos
 name the files of those folders with the handout's question, scenario and flow: goodput and
 loss from each run's ``summary.csv`` (the goodput over the steady window after the warm-up,
 the loss over the run), the RTT from ``<flow>-rtt.data`` and the window from
-``<flow>-cwnd.data`` of the TCP connections. ``labcalc measurements build <OUT>`` then gives
+``<flow>-cwnd.data`` of the TCP connections over that steady window. ``labcalc measurements build <OUT>`` then gives
 the tidy table, and a notebook reads the folder as its simulated column
 (``SIMULATED = "../data/measurements/lab5/simulated/runs"``).
 
@@ -19,7 +19,8 @@ TCP CUBIC (the handout's), 1448-byte segments, UDP Poisson arrivals of 1000-byte
 :func:`labcalc.sim.simulate` for the rest.
 
 Run from the repository root (ns-3 needed): ``.venv/bin/python scripts/simulate_lab5_runs.py [OUT]``
-(default ``data/measurements/lab5/simulated/runs``; about a minute, half of it importing ns-3).
+(default ``data/measurements/lab5/simulated/runs``; about a minute, half of it importing ns-3);
+``--manifest-only [OUT]`` rewrites the manifest of runs already written (no ns-3 needed).
 """
 
 from __future__ import annotations
@@ -61,31 +62,63 @@ def entry(question, scenario, flow, metric, file, **keys) -> str:
     return "\n".join(lines) + "\n"
 
 
+def write_manifest(out: Path = OUT) -> int:
+    """Write ``<out>/manifest.toml`` over the run folders of *out*; return the number of entries.
+
+    Goodput and loss of every flow from ``summary.csv``; RTT and window of every TCP flow from
+    its traces over the steady window (after the warm-up). A window trace holds one line per
+    change: a connection that changes its window fewer than 3 times after the warm-up (B3's,
+    stuck at one segment between timeouts) gets no window row, and the manifest says why.
+    """
+    from labcalc.measure import read
+    from labcalc.measure.manifest import ManifestError, build_manifest
+
+    entries, version = [], "?"
+    for run, (variant, question, scenario) in RUNS.items():
+        summary = read(out / run / "summary.csv")
+        version = summary.attrs.get("from", version)
+        for row in summary.itertuples():
+            entries.append(entry(question, scenario, row.flow, "goodput", f"{run}/summary.csv"))
+            entries.append(entry(question, scenario, row.flow, "loss", f"{run}/summary.csv"))
+            if row.transport != "tcp":
+                continue
+            window = [float(row.window_start_s), float(row.window_end_s)]
+            for metric, suffix in (("rtt", "rtt"), ("cwnd", "cwnd")):
+                text = entry(question, scenario, row.flow, metric, f"{run}/{row.flow}-{suffix}.data", window_s=window)
+                (out / "check.toml").write_text(text, encoding="utf-8")
+                try:
+                    build_manifest(out / "check.toml")
+                except ManifestError as exc:
+                    why = str(exc).split(": ")[-1]
+                    text = f"# no {metric} row for {run} {row.flow}: {why}\n" + "".join(f"# {x}\n" for x in text.splitlines())
+                finally:
+                    (out / "check.toml").unlink()
+                entries.append(text)
+    head = (f"# ns-3 runs of handout parts 1 and 2 written by scripts/simulate_lab5_runs.py ({version}): each\n"
+            f"# folder is what 'labcalc simulate data/scenarios/lab51.toml --variant <V> --tcp {TCP} --duration "
+            f"{DURATION_S:g} --seed {SEED} -o <folder>'\n"
+            f"# writes. Goodput and loss come from summary.csv (the goodput over the steady window after the\n"
+            f"# warm-up, the loss over the run); RTT and window from the TCP flow's traces over the same window.\n"
+            f"# Build the table:  labcalc measurements build data/measurements/lab5/simulated/runs -o sim.csv\n\n")
+    (out / "manifest.toml").write_text(head + "\n".join(entries), encoding="utf-8")
+    return len(entries)
+
+
 def main(out: Path = OUT) -> None:
     out.mkdir(parents=True, exist_ok=True)
-    entries = []
     for run, (variant, question, scenario) in RUNS.items():
         start = time.perf_counter()
         res = sim.simulate(scenario_path("lab51"), variant=variant, tcp=TCP, duration_s=DURATION_S, seed=SEED)
         res.write(out / run)
-        for flow, row in res.summary.iterrows():
-            entries.append(entry(question, scenario, flow, "goodput", f"{run}/summary.csv"))
-            entries.append(entry(question, scenario, flow, "loss", f"{run}/summary.csv"))
-            if row.transport == "tcp":
-                entries.append(entry(question, scenario, flow, "rtt", f"{run}/{flow}-rtt.data"))
-                entries.append(entry(question, scenario, flow, "cwnd", f"{run}/{flow}-cwnd.data"))
         print(f"{run:<7} {time.perf_counter() - start:5.1f} s  " + ", ".join(
             f"{f} {g / 1e3:.0f} kbit/s {100 * q:.1f} %" for f, g, q in
             zip(res.summary.index, res.summary.goodput_bps, res.summary.loss)), flush=True)
-    head = (f"# ns-3 runs of handout parts 1 and 2 written by scripts/simulate_lab5_runs.py: each folder is\n"
-            f"# what 'labcalc simulate data/scenarios/lab51.toml --variant <V> --tcp {TCP} --duration "
-            f"{DURATION_S:g} --seed {SEED} -o <folder>'\n"
-            f"# writes ({res.attrs['ns3_version'] if RUNS else '?'}). Goodput and loss come from summary.csv (goodput "
-            f"over the steady window after\n# the warm-up, loss over the run), RTT and window from the TCP flow's "
-            f"traces.\n# Build the table:  labcalc measurements build data/measurements/lab5/simulated/runs -o sim.csv\n\n")
-    (out / "manifest.toml").write_text(head + "\n".join(entries), encoding="utf-8")
-    print(f"wrote {len(RUNS)} runs and manifest.toml ({len(entries)} entries) to {out}")
+    n = write_manifest(out)
+    print(f"wrote {len(RUNS)} runs and manifest.toml ({n} entries) to {out}")
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else OUT)
+    if sys.argv[1:2] == ["--manifest-only"]:
+        print(write_manifest(Path(sys.argv[2]) if len(sys.argv) > 2 else OUT), "entries")
+    else:
+        main(Path(sys.argv[1]) if len(sys.argv) > 1 else OUT)

@@ -30,9 +30,13 @@ _PREFIX = {"": 1.0, "K": 1e3, "M": 1e6, "G": 1e9}
 _BYTES = {"": 1.0, "K": 1024.0, "M": 1024.0**2, "G": 1024.0**3}
 
 
+#: the handout's runs (what the notebooks read) and the test matrix (the other forms of the same runs)
+MANIFESTS = {"main": HERE / "manifest.toml", "matrix": HERE / "matrix" / "manifest.toml"}
+
+
 @pytest.fixture(scope="module")
-def table():
-    return build_manifest(HERE)
+def tables():
+    return {k: build_manifest(p) for k, p in MANIFESTS.items()}
 
 
 # --- hand readings ---------------------------------------------------------------------------
@@ -157,7 +161,7 @@ def tc_pfifo_backlog(path):
 
 def hand_value(row):
     """The row's value read off its file by hand, over the window the row states."""
-    path = HERE / row.source
+    path = (HERE / row.source).resolve() if not row.source.startswith("..") else (HERE / "matrix" / row.source).resolve()
     lo, hi = (float(x) for x in row.window_s.split("-")) if row.window_s else (None, None)
     name = path.name
     if row.metric == "loss" and row.stat == "summary":
@@ -194,44 +198,62 @@ def hand_value(row):
 
 #: The windows steady_state chose, as read off the files: where the warm-up ends.
 STEADY = {
-    ("Q1", "10 Mbit/s bottleneck", "h1_udp"): "0-10", ("Q6", "4.5 Mbit/s offered", "h1_udp"): "0-10",
-    ("Q7", "5 Mbit/s offered", "h1_udp"): "2-10", ("Q7", "10 Mbit/s offered", "h1_udp"): "0-10",
-    ("Q7", "20 Mbit/s offered", "h1_udp"): "2-10", ("Q2", "10 Mbit/s bottleneck", "h1_tcp"): "0-10",
-    ("Q10", "5 Mbit/s bottleneck", "h1_tcp"): "2-10",
-    ("Q14", "A1", "h1_udp"): "0-10", ("Q14", "A1", "h2_udp"): "0-10", ("Q14", "A2", "h1_udp"): "4-10",
-    ("Q14", "A2", "h2_udp"): "2-10", ("Q14", "A3", "h1_udp"): "4-10", ("Q14", "A3", "h2_udp"): "4-10",
+    ("Q1", "10 Mbit/s bottleneck", "h1_udp", "goodput"): "0-10", ("Q6", "4.5 Mbit/s offered", "h1_udp", "goodput"): "0-10",
+    ("Q7", "5 Mbit/s offered", "h1_udp", "goodput"): "2-10", ("Q7", "10 Mbit/s offered", "h1_udp", "goodput"): "0-10",
+    ("Q7", "20 Mbit/s offered", "h1_udp", "goodput"): "2-10", ("Q2", "10 Mbit/s bottleneck", "h1_tcp", "goodput"): "0-10",
+    ("Q10", "5 Mbit/s bottleneck", "h1_tcp", "goodput"): "2-10",
+    ("Q14", "A1", "h1_udp", "goodput"): "0-10", ("Q14", "A1", "h2_udp", "goodput"): "0-10",
+    ("Q14", "A2", "h1_udp", "goodput"): "4-10", ("Q14", "A2", "h2_udp", "goodput"): "2-10",
+    ("Q14", "A3", "h1_udp", "goodput"): "4-10", ("Q14", "A3", "h2_udp", "goodput"): "4-10",
+    # the test matrix: the -J intervals end a few microseconds off the second
+    ("Q10", "5 Mbit/s bottleneck, iperf3 -J", "h1_tcp", "goodput"): "2.000076-10.000078",
+    ("Q10", "5 Mbit/s bottleneck, iperf3 -J", "h1_tcp", "cwnd"): "0-10.00009",
+    ("Q10", "5 Mbit/s bottleneck, iperf3 -J", "h1_tcp", "rtt"): "0-10.00009",
+    ("Q10", "5 Mbit/s bottleneck, iperf3 -R", "h1_tcp", "goodput"): "4-10",
+    ("Q10", "5 Mbit/s bottleneck, iperf3 -R -J", "h1_tcp", "goodput"): "2.000152-10.000094",
+    ("Q10", "5 Mbit/s bottleneck, iperf3 -P 2", "h1_tcp", "goodput"): "2-10",
+    ("Q10", "5 Mbit/s bottleneck, iperf3 -P 2 -J", "h1_tcp", "goodput"): "2.000097-10.000075",
+    ("Q10", "5 Mbit/s bottleneck, iperf 2", "h1_tcp", "goodput"): "3-10.5209",
+    ("Q10", "5 Mbit/s bottleneck, iperf 2 -e", "h1_tcp", "goodput"): "2-10",
+    ("Q10", "5 Mbit/s bottleneck, iperf 2 -e", "h1_tcp", "cwnd"): "0-10",
+    ("Q10", "5 Mbit/s bottleneck, iperf 2 -y C", "h1_tcp", "goodput"): "1-10.5",
+    ("Q7", "10 Mbit/s offered, iperf3 -J", "h1_udp", "goodput"): "2.000074-10.000075",
+    ("Q7", "10 Mbit/s offered, iperf 2", "h1_udp", "goodput"): "2-10",
+    ("Q7", "10 Mbit/s offered, iperf 2 -e", "h1_udp", "goodput"): "2-10",
+    ("Q7", "10 Mbit/s offered, iperf 2 -y C", "h1_udp", "goodput"): "4-10",
 }
 
 
 def _rows():
-    return [(i, f"{r.question} {r.scenario} {r.flow} {r.metric}") for i, r in enumerate(build_manifest(HERE).itertuples())]
+    return [(k, i, f"{k}: {r.question} {r.scenario} {r.flow} {r.metric}")
+            for k, p in MANIFESTS.items() for i, r in enumerate(build_manifest(p).itertuples())]
 
 
 ROWS = _rows()
 
 
-@pytest.mark.parametrize("index", [i for i, _ in ROWS], ids=[label for _, label in ROWS])
-def test_every_row_is_the_file_read_by_hand(table, index):
+@pytest.mark.parametrize("which, index", [(k, i) for k, i, _ in ROWS], ids=[label for _, _, label in ROWS])
+def test_every_row_is_the_file_read_by_hand(tables, which, index):
     import tomllib
 
-    row = table.iloc[index]
+    row = tables[which].iloc[index]
     if row.reader == "table":  # the clients' -b, as the -J clients state them
         run = {"Q1": "q1", "Q6": "q6"}.get(row.question) or f"q7-{row.scenario.split()[0]}M"
         doc = json.loads((HERE / f"{run}_h1_udp_iperf3_client.json").read_text())
         assert float(row.value) * 1e6 == doc["start"]["test_start"]["target_bitrate"]
         return
-    entries = tomllib.loads((HERE / "manifest.toml").read_text())["measurement"]
+    entries = tomllib.loads(MANIFESTS[which].read_text())["measurement"]
     entry = next(e for e in entries if (e["question"], e["scenario"], e["flow"], e["metric"])
                  == (row.question, row.scenario, row.flow, row.metric))
     row = row.copy()
     row["connection"] = entry.get("connection")
-    if row.window_from.startswith("steady_state") and (row.question, row.scenario, row.flow) in STEADY:
-        assert row.window_s == STEADY[(row.question, row.scenario, row.flow)]
+    if row.window_from.startswith("steady_state"):
+        assert row.window_s == STEADY[(row.question, row.scenario, row.flow, row.metric)]
     assert float(row.value) == pytest.approx(hand_value(row), rel=1e-9), (row.source, row.window_s)
 
 
 def test_the_windows_of_the_b_runs_are_the_manifests():
-    t = build_manifest(HERE)
+    t = build_manifest(MANIFESTS["main"])
     b = t[t.scenario.isin(["B1", "B2", "B3"]) & t.metric.isin(["goodput", "loss", "rtt"])]
     assert set(b.window_s) == {"5-20"} and set(b.window_from) == {"manifest"}
 

@@ -248,7 +248,7 @@ def measurement_rows(df, question: str | None = None, base: bool = False):
 
 
 def missing_inputs(df, metric: str, flow: str | None = None, uses: str = "its predictions",
-                   quiet: bool = False) -> list[str]:
+                   quiet: bool = False, question=None) -> list[str]:
     """Experiments of a file that lack an input row (e.g. the offered rate of a UDP run).
 
     A notebook that builds its predictions from input rows (one per experiment) silently
@@ -266,6 +266,9 @@ def missing_inputs(df, metric: str, flow: str | None = None, uses: str = "its pr
         What is skipped without the input, for the note (``"... are not computed"``).
     quiet : bool, default False
         Do not print the notes.
+    question : str or sequence of str, optional
+        Only the experiments of this question (or these questions): a file that holds
+        other parts of the handout as well lists only the experiments the notebook predicts.
 
     Returns
     -------
@@ -282,8 +285,13 @@ def missing_inputs(df, metric: str, flow: str | None = None, uses: str = "its pr
     ...     "Q7,5M,h1,goodput,4798,kbit/s\\n"))
     >>> notes = missing_inputs(m, "offered_rate", flow="h1")
     note: no measurement for Q7 (scenario '5M', flow 'h1', metric 'offered_rate') in <stream>: its predictions are not computed
+    >>> missing_inputs(m, "offered_rate", flow="h1", question="Q6")
+    []
     """
     rows = df if flow is None else df[df["flow"] == flow]
+    if question is not None:
+        wanted = [question] if isinstance(question, str) else list(question)
+        rows = rows[rows["question"].isin([question_id(q) for q in wanted])]
     notes = []
     for (question, scenario), group in rows.groupby(["question", "scenario"], sort=False):
         if not (group["metric"] == metric).any():
