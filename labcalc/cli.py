@@ -322,7 +322,7 @@ def _convert(args) -> int:
     import warnings
 
     from labcalc import measure
-    from labcalc.measure.tidy import write_tidy
+    from labcalc.measure.tidy import kind_of, write_tidy
 
     # The readers warn about skipped lines with a Python warning (source line and a hint at
     # df.attrs); at a terminal we say the same in words, once, from the frame's attrs.
@@ -344,7 +344,7 @@ def _convert(args) -> int:
             table[column] = [_short_number(v) for v in table[column]]
     # labcalc's own per-sample file: '# labcalc samples v1', the reader's attrs (which side
     # measured, the end-of-test lines), the table; read() and manifests read it back
-    write_tidy(table, args.output, "samples", measure.converted_attrs(df, os.path.basename(args.file)))
+    write_tidy(table, args.output, kind_of(df), measure.converted_attrs(df, os.path.basename(args.file)))
     bad = df.attrs.get("malformed") or {}
     if bad.get("count"):
         lines = ", ".join(str(n) for n in bad.get("lines", []))
@@ -536,6 +536,10 @@ def _simulate(args) -> int:
     n = sum(len(v) for v in written.values())
     print(f"wrote {n} files to {args.output} (ns-3 {res.attrs['ns3_version']}, seed {args.seed}, "
           f"{res.attrs['wall_s']:.2f} s)")
+    first = str(res.summary.index[0]) if len(res.summary) else "FLOW"
+    print(f"to compare them with a prediction or a measurement, name them in a manifest.toml in that folder, "
+          f"e.g. [[measurement]] with question, scenario, flow = \"{first}\", metric = \"loss\" (or \"goodput\"), "
+          f"file = \"summary.csv\"; data/measurements/lab5/simulated/runs/manifest.toml is an example")
     return 0
 
 

@@ -265,6 +265,26 @@ def test_a_converted_file_gives_the_numbers_of_its_tool_output(raw, tmp_path, ca
             assert from_csv == pytest.approx(from_raw, rel=1e-9), metric
 
 
+def test_converting_labcalc_s_own_files_keeps_their_numbers(tmp_path, capsys):
+    res = _sim(np.random.default_rng(5), 2)
+    res.write(tmp_path / "sim")
+    for path in sorted((tmp_path / "sim").iterdir()):
+        out = tmp_path / f"{path.name}.csv"
+        assert main(["convert", str(path), "-o", str(out)]) == 0, path.name
+        original, back = measure.read(path), measure.read(out)
+        kind = original.attrs["labcalc"]["kind"]
+        assert back.attrs["labcalc"]["kind"] == (kind if kind in ("summary", "measurements") else "samples")
+        for column in original.columns:
+            if original[column].dtype.kind in "fiu":
+                np.testing.assert_allclose(back[column].to_numpy(float), original[column].to_numpy(float),
+                                           rtol=1e-11, equal_nan=True, err_msg=f"{path.name} {column}")
+    capsys.readouterr()
+    # the converted summary still gives a flow's loss by default
+    t = build_one(tmp_path, entry("loss", "summary.csv.csv", flow="f0"))
+    s0 = res.summary.loc["f0"]
+    assert t.value[0] == pytest.approx(s0.lost_packets / s0.sent_packets, rel=1e-11)
+
+
 def test_an_old_convert_csv_without_the_header_is_still_read(tmp_path):
     # what 'labcalc convert' wrote before its files had a header: the columns only
     df = _quiet_read(RAW / "q7_h3_server.txt")

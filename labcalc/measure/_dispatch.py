@@ -360,10 +360,10 @@ def convert(path, out_path, format: str | None = None, **kwargs):
     1574985185.025867,0
     1574985185.130535,20
     """
-    from .tidy import source_stem, write_tidy
+    from .tidy import kind_of, source_stem, write_tidy
 
     df = read(path, format=format, **kwargs)
-    write_tidy(df, out_path, "samples", converted_attrs(df, source_stem(path)))
+    write_tidy(df, out_path, kind_of(df), converted_attrs(df, source_stem(path)))
     return df
 
 

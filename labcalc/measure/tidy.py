@@ -48,7 +48,7 @@ import pandas as pd
 from ._common import MeasurementFormatError, is_path, open_text, source_name
 
 __all__ = ["KINDS", "VERSION", "read_tidy", "write_tidy", "write_trace", "header_lines", "manifest_view",
-           "is_tidy", "finite_or_none", "source_stem"]
+           "is_tidy", "finite_or_none", "source_stem", "kind_of"]
 
 FORMAT = "labcalc"
 #: Version of the file layout this labcalc writes (the ``v1`` of the first line).
@@ -245,6 +245,31 @@ def write_trace(out, columns, attrs: dict | None = None) -> None:
     finally:
         if close:
             fh.close()
+
+
+def kind_of(df: pd.DataFrame) -> str:
+    """The kind a table read from *df*'s source is written back as (``labcalc convert``).
+
+    A tool's output is a per-sample table; one of labcalc's own tables keeps its kind
+    (a simulation's ``summary.csv`` stays a summary, a built table a measurement table).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        What a reader returned.
+
+    Returns
+    -------
+    str
+        ``"samples"``, ``"summary"`` or ``"measurements"``.
+
+    Examples
+    --------
+    >>> kind_of(read_tidy("# labcalc summary v1\\n# attrs: {}\\nflow,loss\\na,0.1\\n")), kind_of(pd.DataFrame())
+    ('summary', 'samples')
+    """
+    kind = (df.attrs.get("labcalc") or {}).get("kind")
+    return kind if kind in ("summary", "measurements") else "samples"
 
 
 def _number(x) -> str:
@@ -454,6 +479,15 @@ def manifest_view(df: pd.DataFrame, flow: str):
 def finite_or_none(x):
     """*x* as a float, or None when it is missing or not finite (for attrs written as JSON).
 
+    Parameters
+    ----------
+    x : float or None
+        A number.
+
+    Returns
+    -------
+    float or None
+
     Examples
     --------
     >>> finite_or_none(2), finite_or_none(float("nan"))
@@ -467,6 +501,16 @@ def finite_or_none(x):
 
 def source_stem(path) -> str:
     """The file name of a reader input, without folders (for the ``from`` attr of a converted file).
+
+    Parameters
+    ----------
+    path : str, path-like, file object or text
+        A reader input.
+
+    Returns
+    -------
+    str
+        The file's name, or ``"<text>"`` / ``"<stream>"``.
 
     Examples
     --------
