@@ -36,8 +36,8 @@ RAW = MEAS / "lab5" / "raw"
 RAW_FILES = sorted(
     p for folder in [MEAS / "recorded", RAW, *sorted((MEAS / "lab5").glob("recorded-*"))]
     for p in folder.iterdir()
-    if p.is_file() and p.suffix not in (".toml",) and p.name not in ("README.txt", "measured.csv")
-)
+    if p.is_file() and p.suffix not in (".toml",) and p.name not in ("README.txt", "measured.csv", "offered.csv")
+)  # offered.csv: a tidy table typed by hand (a [[table]]), not a tool's output
 
 
 def entry(metric, file, flow="f", **keys) -> str:
