@@ -32,12 +32,15 @@ from labcalc.sim import SimResult
 ROOT = Path(__file__).resolve().parents[1]
 MEAS = ROOT / "data" / "measurements"
 RAW = MEAS / "lab5" / "raw"
-#: every raw tool output committed under data/measurements (recorded here, by the scripts)
+#: raw tool outputs committed under data/measurements: every file of recorded/, and of the lab's
+#: recordings the runs that hold every form once (q7-10M: UDP, iperf3 and iperf 2 in all forms;
+#: q10: TCP, -R, -P 2, ping, ss, tc; b2: iperf 2 under load, pings without summary, tc -j)
 RAW_FILES = sorted(
-    p for folder in [MEAS / "recorded", RAW, *sorted((MEAS / "lab5").glob("recorded-*"))]
-    for p in folder.iterdir()
-    if p.is_file() and p.suffix not in (".toml",) and p.name not in ("README.txt", "measured.csv", "offered.csv")
-)  # offered.csv: a tidy table typed by hand (a [[table]]), not a tool's output
+    [p for p in (MEAS / "recorded").iterdir() if p.name != "README.txt"]
+    + [RAW / n for n in ("q7_h3_server.txt", "q2_h1_tcp_client.txt", "b2_h2_ping.txt")]
+    + [p for folder in sorted((MEAS / "lab5").glob("recorded-*")) for p in folder.iterdir()
+       if p.is_file() and p.name.startswith(("q7-10M_", "q10", "b2_")) and p.suffix in (".txt", ".json", ".csv")]
+)
 
 
 def entry(metric, file, flow="f", **keys) -> str:
