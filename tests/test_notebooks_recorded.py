@@ -35,7 +35,7 @@ CASES = {
 }
 
 
-def _run(name: str, tmp_path: Path):
+def _run(name: str, tmp_path: Path, simulated: str | None = SIMULATED):
     nb = nbformat.read(NB_DIR / f"{name}.ipynb", as_version=4)
     work = tmp_path / "notebooks"
     work.mkdir()
@@ -48,7 +48,8 @@ def _run(name: str, tmp_path: Path):
             continue
         if MEAS_RE.search(cell.source):
             assert SIM_RE.search(cell.source), f"{name}: no SIMULATED line beside MEASUREMENTS"
-            cell.source = SIM_RE.sub(f'SIMULATED = "{SIMULATED}"', MEAS_RE.sub(f'MEASUREMENTS = "{RECORDED}"', cell.source))
+            sim = f'SIMULATED = "{simulated}"' if simulated else "SIMULATED = None"
+            cell.source = SIM_RE.sub(sim, MEAS_RE.sub(f'MEASUREMENTS = "{RECORDED}"', cell.source))
         elif EXPLORER_RE.search(cell.source):
             cell.source = "pass  # explorer skipped in this test"
     client = nbclient.NotebookClient(nb, timeout=180, kernel_name="python3", allow_errors=True,
@@ -89,3 +90,13 @@ def test_recorded_and_simulated_folders_give_three_columns(name, tmp_path):
     assert checked >= 6, (name, checked)
     # losses have all three columns too
     assert any(re.search(r"loss.*\d\s+%", t) for t in tables), name
+
+
+@pytest.mark.parametrize("name", ["01-framing-and-goodput", "02-udp-competition"])  # the two with code for it
+def test_without_a_simulation_the_ns3_column_is_left_out(name, tmp_path):
+    nb = _run(name, tmp_path, simulated=None)
+    errors = [(i, o["ename"], o["evalue"]) for i, c in enumerate(nb.cells) if c.cell_type == "code"
+              for o in c.outputs if o.get("output_type") == "error"]
+    assert not errors, errors
+    tables = [t for _, t in _texts(nb) if "verdict:" in t]
+    assert tables and not any("ns-3" in t for t in tables)
