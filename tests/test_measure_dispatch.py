@@ -23,6 +23,9 @@ FIXTURE_FORMATS = {
     "labtool_": "labtool", "iperf2": "iperf", "iperf3_": "iperf3", "ping_windows_": "ping_windows", "ping_": "ping",
     "tcpprobe_": "tcp_probe", "ss_": "ss", "tc_": "tc_qdisc", "qlen": "qlen", "ns3": "ns3", "tshark": "tshark",
     "wireshark_": "wireshark_csv",
+    # labcalc's own files: a built table, a simulation's summary and settings; a converted iperf3
+    # printout keeps its reader's format
+    "labcalc_": "labcalc", "converted_iperf3": "iperf3",
 }
 GOOD_FIXTURES = sorted(
     p for p in DATA.rglob("*")

@@ -45,7 +45,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from ._common import MeasurementFormatError, is_path, open_text, source_name
+from ._common import MeasurementFormatError, check_json_depth, is_path, open_text, source_name
 
 __all__ = ["KINDS", "VERSION", "read_tidy", "write_tidy", "write_trace", "header_lines", "manifest_view",
            "is_tidy", "finite_or_none", "source_stem", "kind_of"]
@@ -329,12 +329,14 @@ def read_tidy(path) -> pd.DataFrame:
     attrs, skip = {}, 1
     if len(lines) > 1 and lines[1].startswith(_ATTRS.rstrip()):
         skip = 2
+        check_json_depth(lines[1], name, expected=EXPECTED)  # json recurses once per level
         try:
             attrs = json.loads(lines[1][len(_ATTRS.rstrip()):].strip() or "{}")
         except ValueError as exc:
             raise MeasurementFormatError(name, 2, EXPECTED, f"the attrs line is not JSON ({exc})") from None
         if not isinstance(attrs, dict):
             raise MeasurementFormatError(name, 2, EXPECTED, "the attrs line is not a JSON object")
+        _check_attrs(name, attrs)
     body = text.split("\n", skip)[skip] if text.count("\n") >= skip else ""
     if kind == "trace":
         df = _read_trace(name, text, attrs)
@@ -344,6 +346,33 @@ def read_tidy(path) -> pd.DataFrame:
     df.attrs.update(format=attrs.get("format") or FORMAT, source=name, labcalc={"kind": kind, "version": version},
                     malformed=df.attrs.get("malformed") or {"count": 0, "lines": []})
     return df
+
+
+#: attrs a reader or a manifest acts on -> the JSON types each may have
+_ATTR_TYPES = {"format": (str,), "from": (str,), "side": (str,), "flow": (str,), "link": (str,),
+               "quantity": (str,), "unit": (str,), "mss_bytes": (int, float), "reverse": (bool,),
+               "tests": (int,), "summary": (list, dict)}
+
+
+def _check_attrs(name: str, attrs: dict) -> None:
+    """Refuse attrs of the wrong JSON type (a hand-edited or damaged attrs line), naming the key."""
+    for key, types in _ATTR_TYPES.items():
+        value = attrs.get(key)
+        if value is None:
+            continue
+        if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
+            raise MeasurementFormatError(name, 2, EXPECTED, f"attrs {key!r} = {value!r:.60} is not "
+                                                            f"{' or '.join(t.__name__ for t in types)}")
+    summary = attrs.get("summary")
+    lines = summary if isinstance(summary, list) else [summary] if isinstance(summary, dict) else []
+    if not all(isinstance(x, dict) for x in lines):
+        raise MeasurementFormatError(name, 2, EXPECTED, "attrs 'summary' holds something else than end-of-test lines")
+    for line in lines:
+        for key, value in line.items():
+            numeric = key in ("rate_bps", "packets", "lost_packets", "bytes", "start_s", "end_s", "loss") or \
+                key.endswith(("_s", "_bps"))
+            if numeric and value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+                raise MeasurementFormatError(name, 2, EXPECTED, f"attrs 'summary': {key} = {value!r:.60} is not a number")
 
 
 def _read_table(name: str, body: str, kind: str, skip: int) -> pd.DataFrame:
@@ -396,6 +425,7 @@ def _flatten(prefix: str, value, out: dict) -> None:
 
 
 def _read_simulation(name: str, text: str) -> pd.DataFrame:
+    check_json_depth(text, name, expected=EXPECTED)
     try:
         doc = json.loads(text)
     except ValueError as exc:
