@@ -212,7 +212,10 @@ def compare_measured(measurements, rows, rtol: float = 0.05, simulated=None):
     if simulated is not None:
         scales = [_DISPLAY[r[2]][0] for r in rows]
         table.insert(1, "simulated", [v / k for v, k in zip(sims, scales)])
-        notes += [f"ns-3: {n}" for n in sim_notes]
+        # "no simulated value for Q18 (...)": the simulated table is the notebook's other input, and
+        # its file (often a manifest.toml too) would be mistaken for the measurements'
+        notes += ["ns-3: no simulated value" + n[len("no measurement"):n.rindex(" in ")] if n.startswith("no measurement")
+                  and " in " in n else f"ns-3: {n}" for n in sim_notes]
     for column in SOURCE_COLUMNS:
         table[column] = [_cell(src[column]) for src in sources]
     table.attrs["notes"] = notes
