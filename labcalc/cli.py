@@ -341,7 +341,7 @@ def _convert(args) -> int:
     table = df.copy()
     for column in table.columns:
         if table[column].dtype.kind == "f":
-            table[column] = [_short_number(v) for v in table[column]]
+            table[column] = [_short_number(v) for v in table[column]]  # floats, without float noise
     # labcalc's own per-sample file: '# labcalc samples v1', the reader's attrs (which side
     # measured, the end-of-test lines), the table; read() and manifests read it back
     write_tidy(table, args.output, kind_of(df), measure.converted_attrs(df, os.path.basename(args.file)))
@@ -358,14 +358,14 @@ def _convert(args) -> int:
     return 0
 
 
-def _short_number(v) -> str:
-    """A float in its shortest exact form, rounded to 12 significant digits (no float noise)."""
+def _short_number(v) -> float:
+    """A float rounded to 15 significant digits: written in its shortest form without float noise
+    (0.23600000000000002 becomes 0.236), while a Unix time keeps its microseconds."""
     import math
 
     if v is None or not math.isfinite(v):
-        return ""
-    v = float(f"{float(v):.12g}")
-    return str(int(v)) if v.is_integer() and abs(v) < 1e15 else repr(v)
+        return v
+    return float(f"{float(v):.15g}")
 
 
 def _measurements(args) -> int:

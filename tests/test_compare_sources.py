@@ -75,11 +75,11 @@ def test_a_folder_without_a_manifest_says_a_manifest_is_what_it_looks_for(tmp_pa
                   "write a manifest.toml"):
         assert words in msg, msg
     # a folder whose CSVs are raw outputs (iperf -y C): the same advice, naming the file
-    shutil.copy(REC / "q10_h1_tcp_iperf2-yC_server.csv", tmp_path / "server.csv")
+    shutil.copy(REC / "q7-10M_h1_udp_iperf2-yC_server.csv", tmp_path / "server.csv")
     with pytest.raises(MeasurementError, match=r"no manifest \(\*\.toml\) in this folder, so its \*\.csv files are "
                                                r"read as measurement tables, and server.csv is an iperf 2 printout"):
         compare.load_measurements(tmp_path)
-    (tmp_path / "manifest.toml").write_text(_entry("Q10", "5M", "h1_tcp", "goodput", "server.csv"))
+    (tmp_path / "manifest.toml").write_text(_entry("Q7", "10M", "h1_udp", "goodput", "server.csv"))
     assert len(compare.load_measurements(tmp_path)) == 1
 
 
@@ -137,9 +137,11 @@ def test_a_comparison_shows_window_samples_file_and_the_warmup_flag():
     line = next(x for x in text[start:] if x.startswith("A2 h1_udp goodput"))
     assert line.split()[3:] == [a2.source, f"{a2.window_s}", "s", str(a2.n_samples), "warm-up", "not", "detected"]
     lines = {x[:17].strip(): x[17:].split() for x in text[start + 2:]}
-    assert lines["A2 h2_udp loss"] == ["a2_h2_udp_iperf3_server.txt", "end-of-test", "line", "1"], block
-    rtt = built.loc[("B2", "h2_tcp", "rtt")]
-    assert lines["B2 h2_tcp rtt"] == ["b2_h2_ping-D.txt", "5-20", "s", str(rtt.n_samples)], block
+    for label, key in (("A2 h2_udp loss", ("A2", "h2_udp", "loss")), ("B2 h2_tcp rtt", ("B2", "h2_tcp", "rtt"))):
+        b = built.loc[key]
+        window = [b.window_s, "s"] if b.window_s else ["end-of-test", "line"]
+        assert lines[label] == [b.source, *window, str(b.n_samples)], block
+    assert lines["B2 h2_tcp rtt"][:3] == ["b2_h2_ping-D.txt", "5-20", "s"], block
 
 
 def test_hand_written_rows_add_no_sources_block():

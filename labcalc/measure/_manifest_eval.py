@@ -437,7 +437,10 @@ def _own(df: pd.DataFrame, entry: dict, shared: dict | None, fmt: str) -> Part:
                     "simulation's summary: packets lost over the whole run", counts=(lost, total), stat="summary")
     how = ("simulation's summary: offered rate" if metric == "offered_rate" else
            f"simulation's summary: goodput{span} (the steady window after the warm-up)")
-    return Part(float(line.get("rate_bps", math.nan)), 1, fmt, end, UNITS[metric], None, how, stat="summary")
+    window = None
+    if span and metric == "goodput":
+        window = Window(float(line["start_s"]), float(line["end_s"]), how, np.ones(1, bool), "s")
+    return Part(float(line.get("rate_bps", math.nan)), 1, fmt, end, UNITS[metric], window, how, stat="summary")
 
 
 # --- the value over the window -------------------------------------------------------------------

@@ -199,6 +199,12 @@ def write_tidy(df: pd.DataFrame, out, kind: str, attrs: dict | None = None, inde
         raise ValueError(f"kind: expected samples, summary or measurements, got {kind!r}")
     text_cells = [c for c in df.columns if df[c].dtype == object or pd.api.types.is_string_dtype(df[c])]
     hashed = any(df[c].astype(str).str.contains("#", regex=False).any() for c in text_cells)
+    attrs = dict(attrs or {})
+    if kind == "samples":
+        # columns of text read back as text: an empty cell stays "" (tc's dev), not NaN
+        text = [str(c) for c in text_cells if all(v is None or isinstance(v, str) for v in df[c].tolist())]
+        if text:
+            attrs["text_columns"] = text
     fh, close = _open_out(out)
     try:
         fh.write(f"# labcalc {kind} v{VERSION}\n{_attrs_line(attrs)}\n")
@@ -341,7 +347,7 @@ def read_tidy(path) -> pd.DataFrame:
     if kind == "trace":
         df = _read_trace(name, text, attrs)
     else:
-        df = _read_table(name, body, kind, skip)
+        df = _read_table(name, body, kind, skip, attrs.pop("text_columns", None))
     df.attrs.update(attrs)
     df.attrs.update(format=attrs.get("format") or FORMAT, source=name, labcalc={"kind": kind, "version": version},
                     malformed=df.attrs.get("malformed") or {"count": 0, "lines": []})
@@ -349,7 +355,7 @@ def read_tidy(path) -> pd.DataFrame:
 
 
 #: attrs a reader or a manifest acts on -> the JSON types each may have
-_ATTR_TYPES = {"format": (str,), "from": (str,), "side": (str,), "flow": (str,), "link": (str,),
+_ATTR_TYPES = {"format": (str,), "from": (str,), "side": (str,), "flow": (str,), "link": (str,), "text_columns": (list,),
                "quantity": (str,), "unit": (str,), "mss_bytes": (int, float), "reverse": (bool,),
                "tests": (int,), "summary": (list, dict)}
 
@@ -375,12 +381,18 @@ def _check_attrs(name: str, attrs: dict) -> None:
                 raise MeasurementFormatError(name, 2, EXPECTED, f"attrs 'summary': {key} = {value!r:.60} is not a number")
 
 
-def _read_table(name: str, body: str, kind: str, skip: int) -> pd.DataFrame:
+def _read_table(name: str, body: str, kind: str, skip: int, text_columns=None) -> pd.DataFrame:
     if not body.strip():
         raise MeasurementFormatError(name, skip + 1, EXPECTED, "the table is missing (no header row after the labcalc lines)")
-    # only an empty cell is missing: a flow named "NA" or a note "None" stays text
+    # only an empty cell is missing: a flow named "NA" or a note "None" stays text; in a column the
+    # writer named as text, an empty cell stays ""
     options = {"dtype": str, "keep_default_na": False} if kind == "measurements" else {
         "keep_default_na": False, "na_values": [""]}
+    if kind != "measurements" and isinstance(text_columns, list) and text_columns:
+        header = next(csv.reader(io.StringIO(body.split("\n", 1)[0])), [])
+        text = [c for c in header if c in set(map(str, text_columns))]
+        options = {"keep_default_na": False, "na_values": {c: [""] for c in header if c not in text},
+                   "dtype": {c: str for c in text}}
     try:
         df = pd.read_csv(io.StringIO(body), **options)
     except (pd.errors.ParserError, ValueError) as exc:
