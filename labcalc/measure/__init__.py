@@ -5,7 +5,26 @@ One reader per tool, each returning one row per observation with columns in base
 ``cwnd_segments`` or ``cwnd_bytes``, ``ssthresh_*`` (NaN while unset), ``retransmits``,
 ``packets``, ``drops``, ``backlog_packets``, ``backlog_bytes``, ``src``, ``dst``, ``seq``):
 
-==========================  ===========================================================
+==========================  ==================================================================
+:func:`read_labtool`        the handout's udpclient / udpserver / tcpclient
+:func:`read_iperf`          iperf 2 text (client or server, ``-e``) and ``-y C`` CSV
+:func:`read_iperf3`         iperf3 text and ``--json``
+:func:`read_ping`           iputils ping (``-D`` stamps, old ``icmp_req=``), BusyBox and macOS ping
+:func:`read_ping_windows`   Windows ping in any language (cmd.exe, or PowerShell's UTF-16)
+:func:`read_tcp_probe`      ``/proc/net/tcpprobe`` and the ``tcp:tcp_probe`` tracepoint
+:func:`read_ss`             repeated ``ss -ti`` samples
+:func:`read_tc_qdisc`       ``tc -s qdisc`` text or ``-j`` JSON
+:func:`read_qlen`           the bufferbloat queue log ``<epoch>,<packets>``
+:func:`read_ns3`            ns-3 trace-sink files ``t value`` / ``t old new``
+:func:`read_tshark`         ``tshark -T fields`` CSV with TCP analysis fields
+:func:`read_wireshark_csv`  Wireshark's own CSV export (Export Packet Dissections > As CSV)
+:func:`read_tidy`           labcalc's own files (``convert``, ``measurements build``, ``simulate``)
+:func:`read`                any of the above, format recognised from the content
+:func:`convert`             read, then write a tidy CSV (``labcalc convert``)
+:func:`build_manifest`      a manifest of raw files -> the comparison table (``labcalc measurements``)
+:func:`end_of_test`         every end-of-test figure of an iperf printout, named by the end that measured it
+==========================  ==================================================================
+
 Analysis: :func:`steady_state` (MSER-5 warm-up removal, batch-means confidence interval),
 :func:`cwnd_phases` (slow start / congestion avoidance / fast recovery / timeout),
 :func:`receive_rate` (sliding-window rate), :func:`queue_occupancy` (queue with drops marked).

@@ -193,6 +193,8 @@ FORMAT_WORDS = {
     "qlen": "a queue-length log",
     "ns3": "an ns-3 trace",
     "tshark": "a tshark field export",
+    "ping_windows": "a Windows ping printout",
+    "wireshark_csv": "a Wireshark CSV export",
 }
 
 
