@@ -6,6 +6,10 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 PYTEST := $(PY) -m pytest -p no:cacheprovider
+# `make test` runs on one worker per core, at most 4 (pytest-xdist). --dist loadfile keeps
+# every file on one worker: a notebook's cells run in order in one kernel, and a test
+# module's fixtures (ns-3's warm worker, a JupyterLab server) are made once.
+WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); [ $$n -gt 4 ] && n=4; echo $$n)
 
 .PHONY: lab test test-browser install bench clean help
 
@@ -33,7 +37,7 @@ lab: $(STAMP)
 test: $(STAMP)
 	@if [ ! -x /usr/bin/chromium ]; then \
 	    echo "NOTE: browser test skipped: /usr/bin/chromium not found (apt-get install chromium; .ci/run does it)"; fi
-	@$(PYTEST) tests labcalc --doctest-modules \
+	@$(PYTEST) -n $(WORKERS) --dist loadfile tests labcalc --doctest-modules \
 	    $(wildcard notebooks/*.ipynb) --nbval-lax --nbval-current-env \
 	    --nbval-sanitize-with tests/nbval_sanitize.cfg; \
 	rc=$$?; \

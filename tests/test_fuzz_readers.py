@@ -115,13 +115,13 @@ def mutate(data: bytes, kind: str, r) -> bytes:
         blob = r.choice([b"x", b"1", b"1,", b"1 ", b'"']) * r.choice([1 << 12, 1 << 17])
         return data[:i] + blob + data[i:]
     if kind == "gzip":
-        return gzip.compress(data)
+        return gzip.compress(data, mtime=0)
     if kind == "utf16":  # as Windows PowerShell saves text: UTF-16 with a byte-order mark
         codec = r.choice(["utf-16-le", "utf-16-be"])
         text = data.decode("utf-8", "replace").replace("\n", "\r\n")
         return "\ufeff".encode(codec) + text.encode(codec, "surrogatepass")[: r.choice([None, r.randrange(n * 2 + 3)])]
     if kind == "bad_gzip":
-        g = gzip.compress(data)
+        g = gzip.compress(data, mtime=0)
         choice = r.randrange(3)
         if choice == 0:
             return b"\x1f\x8b"
@@ -178,7 +178,7 @@ def test_mutated_files_give_frame_or_clear_error(fmt, idx, kind, r):
 
 BROKEN = {
     "bad_gzip.txt": b"\x1f\x8b",
-    "truncated_gzip.txt.gz": gzip.compress(b"64 bytes from 10.0.0.2: icmp_seq=1 ttl=64 time=4.04 ms\n" * 50)[:40],
+    "truncated_gzip.txt.gz": gzip.compress(b"64 bytes from 10.0.0.2: icmp_seq=1 ttl=64 time=4.04 ms\n" * 50, mtime=0)[:40],
     "binary.bin": bytes(range(256)) * 4,
     "unknown.txt": b"hello world\nthis is not a measurement\n",
     "empty.txt": b"",
@@ -326,8 +326,8 @@ def test_qlen_huge_and_non_finite_values_are_malformed(tmp_path):
 
 @pytest.mark.parametrize("data", [
     b"\x1f\x8b",
-    gzip.compress(TCP_PROBE_PROC.encode())[:25],
-    gzip.compress(TCP_PROBE_PROC.encode())[:-8] + b"\0\0\0\0" + gzip.compress(TCP_PROBE_PROC.encode())[-4:],
+    gzip.compress(TCP_PROBE_PROC.encode(), mtime=0)[:25],
+    gzip.compress(TCP_PROBE_PROC.encode(), mtime=0)[:-8] + b"\0\0\0\0" + gzip.compress(TCP_PROBE_PROC.encode(), mtime=0)[-4:],
 ])
 @pytest.mark.parametrize("fmt", [None, "tcp_probe", "ns3", "tshark", "qlen", "labtool", "ss"])
 def test_corrupt_gzip_is_a_clear_error(tmp_path, data, fmt):
