@@ -403,6 +403,22 @@ class Report:
 _JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 
 
+#: How a JSON document of a tool opens: an object, or an array of objects or arrays (``[]`` too).
+#: A line such as ``['eth0', 'eth1']`` (Python's print of a list, left in a log) is text.
+_JSON_START = re.compile(r"\{|\[\s*(?:[\[{\]]|$)")
+
+
+def json_start(head: str) -> bool:
+    """Whether *head* (text from its first non-blank character) opens a tool's JSON document.
+
+    Examples
+    --------
+    >>> json_start('[{"kind": "pfifo"}]'), json_start("{"), json_start("['s2-eth2', 'eth0']")
+    (True, True, False)
+    """
+    return bool(_JSON_START.match(head))
+
+
 def json_unclosed(text: str, start: int = 0) -> bool:
     """True when the JSON text from *start* ends inside a string or with a ``{`` / ``[`` still open.
 

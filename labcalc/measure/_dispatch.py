@@ -9,7 +9,7 @@ import sys
 import zlib
 
 from .. import _textio
-from ._common import MeasurementFormatError, corrupt_gzip, gunzip, is_path, open_binary, source_name
+from ._common import MeasurementFormatError, corrupt_gzip, gunzip, is_path, json_start, open_binary, source_name
 
 __all__ = ["read", "convert", "converted_attrs", "sniff_format", "describe", "FORMATS", "FORMAT_WORDS"]
 
@@ -137,7 +137,7 @@ def sniff_format(text: str) -> str | None:
         if nl < 0 or not re.match(r"^#?\s*\d{6,}(?:\.\d+)?\s*$", stripped[:nl].strip()):
             break
         stripped = stripped[nl + 1:].lstrip()
-    if stripped.startswith(("{", "[")) and not REPORT.match(stripped) and not _IPERF_HEADER.match(stripped):
+    if json_start(stripped) and not REPORT.match(stripped) and not _IPERF_HEADER.match(stripped):
         if ('"kind"' in stripped[:4000] or '"class"' in stripped[:4000]) and stripped.startswith("["):
             return "tc_qdisc"
         if any(k in stripped[:20000] for k in ('"start"', '"intervals"', '"event"', '"error"', '"connected"')):

@@ -74,7 +74,7 @@ def _from_json(summary: list, side: str | None, source: str) -> list[dict]:
     return out
 
 
-def _from_text3(summary: list, source: str) -> list[dict]:
+def _from_text3(summary: list, source: str, side: str | None = None) -> list[dict]:
     out = []
     for s in summary:
         role = s.get("role")
@@ -82,6 +82,16 @@ def _from_text3(summary: list, source: str) -> list[dict]:
             out.append(_figure(s, role, f"{source}sender's end-of-test line", lost_packets=math.nan))
         elif role == "receiver":
             out.append(_figure(s, role, f"{source}receiver's end-of-test line"))
+        elif role == "summary" and "lost_packets" in s:
+            # iperf3 before 3.2 (UDP) prints one end-of-test line without sender/receiver, as
+            # its JSON's end.sum: on the client the bytes it sent with the receiver's lost/total
+            # sent back at the end; on the server what arrived
+            if side == "server":
+                out.append(_figure(s, "receiver", f"{source}server's end-of-test line"))
+            elif side == "client":
+                out.append(_figure(s, "sender", f"{source}client's end-of-test line", lost_packets=math.nan))
+                out.append(_figure(s, "receiver", f"{source}client's end-of-test line (the receiver's lost/total only)",
+                                   bytes=math.nan, rate_bps=math.nan, start_s=math.nan, end_s=math.nan))
     return out
 
 
@@ -174,13 +184,13 @@ def end_of_test(df: pd.DataFrame) -> list[dict]:
         if any(s.get("role") in json_roles for s in summary):
             figures = _from_json(summary, df.attrs.get("side"), "")
         else:
-            figures = _from_text3(summary, "")
+            figures = _from_text3(summary, "", df.attrs.get("side"))
         so = df.attrs.get("server_output") or {}
         so_summary = [s for s in (so.get("summary") or []) if isinstance(s, dict)]
         if any(s.get("role") in json_roles for s in so_summary):
             figures += _from_json(so_summary, "server", "server output: ")
         else:
-            figures += _from_text3(so_summary, "server output: ")
+            figures += _from_text3(so_summary, "server output: ", "server")
     else:
         return []
     ends = {f["end"] for f in figures if not _placeholder(f)}

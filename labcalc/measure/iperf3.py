@@ -153,6 +153,7 @@ def read_iperf3(path) -> pd.DataFrame:
     if not measured and server is not None:
         raise rep.fail(st.server_line, "only the server's output (--get-server-output) was found, no report of the client")
     rep.require_something()
+    tests = max(tests, summary_tests(client.summary))
     extra = {"summary": client.summary, "side": client.side, "reverse": client.reverse, "tests": tests}
     if tests > 1:
         extra["notes"] = [f"{tests} iperf3 tests in one file (a server left running across runs, or runs "
@@ -196,6 +197,37 @@ def count_tests(text: str) -> int:
     client = text.count("Connecting to host ")
     server = text.count("Accepted connection from ") - text.count("Server output:")
     return max(1, client, server)
+
+
+def summary_tests(summary: list) -> int:
+    """How many tests the end-of-test lines of a printout belong to (at least 1).
+
+    One test prints each stream's ``sender`` and ``receiver`` line once (``--bidir``: once
+    per direction). The same stream and role printed again is the summary of another test:
+    runs appended without their ``Connecting to host`` banner, or the sender and receiver
+    lines of several runs picked out with ``grep``.
+
+    Parameters
+    ----------
+    summary : list of dict
+        The end-of-test rows (``attrs["summary"]`` of :func:`read_iperf3`).
+
+    Returns
+    -------
+    int
+        The largest number of times one (stream, role, direction) is printed [1].
+
+    Examples
+    --------
+    >>> row = {"stream": "5", "role": "receiver"}
+    >>> summary_tests([row, dict(row, role="sender"), row])
+    2
+    """
+    seen: dict = {}
+    for r in summary:
+        key = (str(r.get("stream")), r.get("role"), r.get("direction"))
+        seen[key] = seen.get(key, 0) + 1
+    return max(seen.values(), default=1)
 
 
 def _server_output_text(text: str, reverse: bool) -> tuple[dict, int, str | None]:

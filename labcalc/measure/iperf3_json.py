@@ -137,6 +137,7 @@ def _iperf3_json_docs(name: str, text: str, rep: Report, read_text: ServerTextRe
     else:
         dec = json.JSONDecoder()
         pos = 0
+        counted = None  # (line, offset) of the last document's start
         while True:
             while pos < len(text) and text[pos].isspace():
                 pos += 1
@@ -161,7 +162,11 @@ def _iperf3_json_docs(name: str, text: str, rep: Report, read_text: ServerTextRe
                 raise rep.fail(_line_of(text, pos), f"invalid JSON: {exc}") from None
             if not isinstance(doc, dict) or not ({"start", "intervals", "end", "error"} & set(doc)):
                 raise rep.fail(_line_of(text, pos), "this JSON document is not an iperf3 --json result")
-            doc["_line"] = _line_of(text, pos)
+            # counted on from the previous document: many appended documents stay linear
+            line = counted[0] + text.count("\n", counted[1], pos) if counted else _line_of(text, pos)
+            counted = (line, pos)
+            doc["_line"] = counted[0]
+            doc["_pos"] = pos
             if "server_output_text" in doc:
                 # a JSON string is one line of the file: where the server's text sits
                 at = text.find('"server_output_text"', pos, end)
@@ -171,11 +176,20 @@ def _iperf3_json_docs(name: str, text: str, rep: Report, read_text: ServerTextRe
             pos = end
     rows, summary, info = [], [], {}
     server = None  # attrs["server_output"], from the documents' server_output_json / _text
+    measured = [doc for doc in docs if doc.get("intervals") or not doc.get("error")]
     for doc in docs:
         if doc.get("error") and not doc.get("intervals"):
-            at = text.find('"error"')
+            at = text.find('"error"', doc.get("_pos", 0))
             line = _line_of(text, at) if at >= 0 else doc.get("_line")
-            raise rep.fail(line, f"iperf3 reported an error and measured nothing: {doc['error']!r}")
+            if not measured:
+                raise rep.fail(line, f"iperf3 reported an error and measured nothing: {doc['error']!r}")
+            # a server's log: its test's document, then the error of the run it was stopped in
+            # (-s -J interrupted by Ctrl-C); the test measured is kept
+            info["tool_error"] = doc["error"]
+            warnings.warn(f"{rep.name}, line {line}: iperf3 reported an error in a document that measured "
+                          f"nothing (kept the {len(measured)} that did): {doc['error']!r}", ToolErrorWarning,
+                          stacklevel=3)
+            continue
         if doc.get("error"):
             info["tool_error"] = doc["error"]
             warnings.warn(f"{rep.name}: iperf3 reported an error: {doc['error']!r}", ToolErrorWarning, stacklevel=3)
@@ -188,6 +202,7 @@ def _iperf3_json_docs(name: str, text: str, rep: Report, read_text: ServerTextRe
     rep.require_something()
     df = build_frame(rows)
     info["summary"] = summary
+    info["tests"] = max(1, len(measured))  # appended documents (iperf3 -J >> file): one test each
     if server is not None:
         info["server_output"] = server
     extra = {k: v for k, v in info.items() if v is not None}

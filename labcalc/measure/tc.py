@@ -9,7 +9,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from ._common import BIN, Report, check_json_depth, gc_paused, iter_lines, json_unclosed, line_pieces, open_text
+from ._common import BIN, Report, check_json_depth, gc_paused, iter_lines, json_start, json_unclosed, line_pieces, open_text
 
 __all__ = ["read_tc_qdisc", "read_qlen"]
 
@@ -278,7 +278,7 @@ _BLANKS = re.compile(r"\s*")
 
 
 def _after_stamps(text: str) -> str:
-    """The first character of *text* after blanks, ``#`` lines and time-stamp lines ("" at the end)."""
+    """The beginning of *text* after blanks, ``#`` lines and time-stamp lines ("" at the end)."""
     pos = 0
     while True:
         pos = _BLANKS.match(text, pos).end()
@@ -287,7 +287,7 @@ def _after_stamps(text: str) -> str:
         end = text.find("\n", pos)
         end = len(text) if end < 0 else end
         if not (text.startswith("#", pos) or _STAMP.match(text[pos:end].strip() or "x")):
-            return text[pos]
+            return text[pos:pos + 64]
         pos = end + 1
 
 
@@ -378,8 +378,7 @@ def read_tc_qdisc(path) -> pd.DataFrame:
     # same format and share the state of one file (current sample, current qdisc).
     name, text = open_text(path)
     rep = Report(name, FORMAT_TC, EXPECTED_TC)
-    head = _after_stamps(text)
-    if head.startswith("[") or head.startswith("{"):
+    if json_start(_after_stamps(text)):
         return _tc_json(text, rep)
     rows = []
     stamp = np.nan
@@ -460,6 +459,14 @@ def read_tc_qdisc(path) -> pd.DataFrame:
         if current is None:
             if not skipping:
                 rep.bad(i, s)
+            return
+        if not line[:1].isspace() or ("bytes" in current and _SENT.match(s)):
+            # tc indents a qdisc's counters: a line at the margin is not one of them (a word a
+            # script printed into the log, a damaged qdisc line such as "249qdisc ..."), and a
+            # second "Sent" belongs to a qdisc line that was not recognised. The counters that
+            # follow are no longer this qdisc's.
+            rep.bad(i, s)
+            current = None
             return
         if not _fill(current, s):
             rep.bad(i, s)  # a counter too long or damaged: that counter is left NaN
