@@ -188,3 +188,14 @@ def test_python_list_line_is_not_json_but_tc_json_is():
                           "(dropped 0, overlimits 0 requeues 0)\n backlog 0b 0p requeues 0\n") == "tc_qdisc"
     assert m.sniff_format('[{"kind":"pfifo","handle":"10:","bytes":1,"packets":1,"drops":0,"backlog":0,'
                           '"qlen":0,"overlimits":0,"requeues":0}]\n') == "tc_qdisc"
+
+
+def test_iperf2_server_banner_without_a_report_says_the_test_did_not_run():
+    """A server log saved before any client came (Gigglebit/src minitopoQoS/iperf-recv-5101.txt):
+    the error said 'not iperf output'."""
+    banner = ("-" * 60 + "\nServer listening on TCP port 5101\nTCP window size: 85.3 KByte (default)\n"
+              + "-" * 60 + "\n")
+    with pytest.raises(MeasurementFormatError, match=r"banner \(Server listening on.*no report line.*did not run"):
+        m.read_iperf(banner)
+    with pytest.raises(MeasurementFormatError, match=r"no report line"):
+        m.read(banner)

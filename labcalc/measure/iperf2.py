@@ -400,7 +400,12 @@ def read_iperf(path) -> pd.DataFrame:
     else:
         for i, line in iter_lines(text):
             _text_line(st, i, line)
+    banner = not rep.recognised and re.search(r"^(?:Server listening on|Client connecting to) ", text[:4096], re.M)
     del text
+    if banner:  # iperf's banner and no report: a server no client reached, or a client cut at once
+        raise rep.fail(rep.first_content_line, f"iperf's banner ({banner[0].strip()}...) but no report line: the test "
+                                              "did not run (no client connected, or the run was cut before its first "
+                                              "report); save the output of a run that completed")
     rep.require_something()
     st.blocks.add(st.rows)
     st.rows = []
