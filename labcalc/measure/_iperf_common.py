@@ -28,7 +28,8 @@ _NUM = r"\d+(?:\.\d+)?"
 REPORT = re.compile(
     r"\[\s*(?P<star>\*)?(?P<id>\d+|SUM(?:-\d+)?)\](?:\[(?P<dir>[A-Z]{2}-[A-Z])\])?\s+"
     rf"(?P<t0>{_NUM})\s*-\s*(?P<t1>{_NUM})\s+sec\s+"
-    rf"(?P<xfer>{_NUM})\s+(?P<xu>[KMGTkmgt]?)Bytes\s+(?P<rate>{_NUM})\s+(?P<ru>[KMGTkmgt]?)bits/sec(?P<rest>.*)$"
+    rf"(?P<xfer>{_NUM})\s+(?P<xu>[KMGTkmgt]?)Bytes\s+(?P<rate>{_NUM})\s+(?P<ru>[KMGTkmgt]?)(?P<rk>bits|Bytes)/sec"
+    r"(?P<rest>.*)$"
 )
 LOOKS_LIKE_REPORT = re.compile(r"\[\s*\*?(?:\d+|SUM(?:-\d+)?)\](?:\[[A-Z-]+\])?\s+\d+(?:\.\d+)?\s*-\s*\d")
 # an iperf3 stream line damaged before its interval (a NUL byte, a flipped digit): reported, not dropped
@@ -78,7 +79,11 @@ def amount_bytes(value: str, prefix: str) -> float:
     return float(value) * BIN[prefix]
 
 
-def _bps(value: str, prefix: str) -> float:
+def _bps(value: str, prefix: str, kind: str = "bits") -> float:
+    """A rate column in bit/s: ``Kbits/sec`` counts K as 1000; ``KBytes/sec`` (``-f K``,
+    ``-f M``) counts bytes with K as 1024 (iperf 2 src/stdio.c, iperf3 src/units.c)."""
+    if kind == "Bytes":
+        return float(value) * BIN[prefix] * 8.0
     return float(value) * DEC[prefix]
 
 
@@ -169,7 +174,7 @@ def parse_report(m: re.Match) -> dict:
         "start_s": float(m["t0"]),
         "end_s": float(m["t1"]),
         "bytes": amount_bytes(m["xfer"], m["xu"]),
-        "rate_bps": _bps(m["rate"], m["ru"]),
+        "rate_bps": _bps(m["rate"], m["ru"], m["rk"]),
     }
     row["time_s"] = row["end_s"]
     if m["dir"]:

@@ -288,7 +288,7 @@ def read_iperf(path) -> pd.DataFrame:
         One row per interval report: ``stream`` (iperf's ID or ``"SUM"``), ``start_s``,
         ``end_s``, ``time_s`` (= ``end_s``) [s] from the start of the test, ``bytes`` [bytes]
         (iperf rounds it to 3 significant digits in text; K = 1024), ``rate_bps`` [bit/s]
-        (k = 1000), and when reported ``retransmits``, ``cwnd_bytes`` [bytes] (K = 1024),
+        (``Kbits/sec``: k = 1000; ``-f K``'s ``KBytes/sec``: K = 1024 bytes), and when reported ``retransmits``, ``cwnd_bytes`` [bytes] (K = 1024),
         ``cwnd_segments`` [segments], ``inflight_bytes`` [bytes], ``inflight_segments``
         [segments], ``rtt_s``, ``rttvar_s`` [s], ``writes``, ``write_errors``, ``jitter_s``
         [s], ``lost_packets``, ``packets``, ``loss`` [fraction], ``out_of_order`` [packets],

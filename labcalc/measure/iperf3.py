@@ -72,7 +72,8 @@ def read_iperf3(path) -> pd.DataFrame:
     pandas.DataFrame
         One row per interval and stream: ``stream`` (socket number or ``"SUM"``),
         ``start_s``, ``end_s``, ``time_s`` (= ``end_s``) [s], ``bytes`` [bytes] (K = 1024;
-        3 significant digits in text), ``rate_bps`` [bit/s], ``omitted`` (``-O`` warm-up
+        3 significant digits in text), ``rate_bps`` [bit/s] (``Kbits/sec``: K = 1000; ``-f K``'s
+        ``KBytes/sec``: K = 1024 bytes), ``omitted`` (``-O`` warm-up
         intervals), and when reported ``retransmits``, ``cwnd_bytes`` [bytes], ``rtt_s``,
         ``rttvar_s`` [s], ``packets``, ``lost_packets``, ``loss`` [fraction], ``jitter_s`` [s],
         ``direction`` (``TX-C``... with ``--bidir``), ``src``, ``dst`` (``ip:port`` of the

@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# Record the edge cases of a student's own files that a manifest must read right
+# (tests/data/measure/qa/, read by tests/test_manifest_qa.py). The lab-like set is
+# scripts/record_manifest_fixtures.sh (tests/data/measure/manifest/) and h-record's
+# data/measurements/; this one keeps to what those do not hold: -f K/k rates, -i 0.5,
+# -O 2 (omitted seconds), -P 3 TCP and UDP, -R with --get-server-output, iperf3 -J
+# intervals whose ends are not whole seconds, a trailing long iperf 2 interval, ping
+# slowed down by a full queue on its own host, ping losses on the far host, a ping to
+# an unreachable address, pings cut short by SIGINT and SIGKILL, an ss loop stamped with
+# plain `date` lines.
+#
+# Two network namespaces joined by one veth pair; each side shaped by htb (RATE) with a
+# pfifo leaf of QLEN packets (no netem in this kernel: delays come from queueing only).
+# Only traffic between the two namespaces is generated; every run is a few seconds long.
+#
+# Needs root, iproute2 and the Debian packages iperf3 iperf iputils-ping.
+# Usage: sudo scripts/record_qa_edge_cases.sh [OUTDIR]  (default tests/data/measure/qa)
+set -euo pipefail
+
+OUT=${1:-"$(cd "$(dirname "$0")/.." && pwd)/tests/data/measure/qa"}
+A=qa_rec_a
+B=qa_rec_b
+SRC=10.79.0.1
+DST=10.79.0.2
+RATE=${RATE:-5mbit}
+QLEN=${QLEN:-30}
+
+mkdir -p "$OUT"
+PIDS=()
+
+cleanup() {
+    for p in "${PIDS[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done
+    ip netns del $A 2>/dev/null || true
+    ip netns del $B 2>/dev/null || true
+}
+trap cleanup EXIT
+
+cleanup
+ip netns add $A
+ip netns add $B
+ip link add qarec0 netns $A type veth peer name qarec1 netns $B
+ip -n $A addr add $SRC/24 dev qarec0
+ip -n $B addr add $DST/24 dev qarec1
+for ns in $A $B; do ip -n $ns link set lo up; done
+ip -n $A link set qarec0 up
+ip -n $B link set qarec1 up
+for pair in "$A qarec0" "$B qarec1"; do
+    set -- $pair
+    ip netns exec "$1" ethtool -K "$2" tso off gso off gro off > /dev/null 2>&1 || true
+    ip netns exec "$1" tc qdisc add dev "$2" root handle 1: htb default 10
+    ip netns exec "$1" tc class add dev "$2" parent 1: classid 1:10 htb rate $RATE ceil $RATE
+    ip netns exec "$1" tc qdisc add dev "$2" parent 1:10 handle 10: pfifo limit $QLEN
+done
+ip netns exec $A ping -c 1 -W 1 $DST > /dev/null
+
+# start a server in B writing to FILE
+server() {  # server FILE CMD...
+    local file=$1; shift
+    ip netns exec $B "$@" > "$file" 2>&1 &
+    PIDS+=($!)
+    SERVER=$!
+    sleep 0.5
+}
+stop_server() { sleep 0.5; kill "$SERVER" 2>/dev/null || true; wait "$SERVER" 2>/dev/null || true; }
+client() { ip netns exec $A "$@"; }
+
+# --- units: iperf3 -f K (KBytes/sec, K = 1024) and -f k (Kbits/sec) with -i 0.5 ----------
+server "$OUT/iperf3_tcp_fK_server.txt" iperf3 -s -1 -p 5401 -f K
+client iperf3 -c $DST -p 5401 -t 4 -f K > "$OUT/iperf3_tcp_fK_client.txt" 2>&1
+stop_server
+server "$OUT/iperf3_udp_fk_i05_server.txt" iperf3 -s -1 -p 5402 -f k -i 0.5
+client iperf3 -c $DST -p 5402 -u -b 6M -t 4 -f k -i 0.5 > "$OUT/iperf3_udp_fk_i05_client.txt" 2>&1
+stop_server
+# --- iperf 2 -f K (KBytes/sec), UDP, both ends ----------------------------------------------
+server "$OUT/iperf2_udp_fK_server.txt" iperf -s -u -p 5403 -i 1 -f K
+client iperf -c $DST -u -p 5403 -b 6M -t 4 -i 1 -f K > "$OUT/iperf2_udp_fK_client.txt" 2>&1
+stop_server
+# --- iperf 2 -P 3 UDP: the server's [SUM] lines carry lost/total but no jitter -------------
+server "$OUT/iperf2_udp_P3_server.txt" iperf -s -u -p 5404 -i 1
+client iperf -c $DST -u -p 5404 -b 2M -P 3 -t 4 -i 1 > "$OUT/iperf2_udp_P3_client.txt" 2>&1
+stop_server
+# --- iperf 2 -e TCP client, -i 0.5: its last interval runs until the socket drained ---------
+server /dev/null iperf -s -p 5405 -i 0.5 -e
+client iperf -c $DST -p 5405 -t 4 -i 0.5 -e > "$OUT/iperf2_tcp_e_i05_client.txt" 2>&1
+stop_server
+# --- iperf3 -O 2 UDP: text and JSON, both ends ----------------------------------------------
+server "$OUT/iperf3_udp_O2_server.txt" iperf3 -s -1 -p 5406
+client iperf3 -c $DST -p 5406 -u -b 6M -t 5 -O 2 > "$OUT/iperf3_udp_O2_client.txt" 2>&1
+stop_server
+server "$OUT/iperf3_udp_O2_server.json" iperf3 -s -1 -p 5407 -J
+client iperf3 -c $DST -p 5407 -u -b 6M -t 5 -O 2 -J > "$OUT/iperf3_udp_O2_client.json" 2>&1
+stop_server
+# --- iperf3 -P 3 TCP: text and JSON clients (three streams, the [SUM] has no cwnd) ----------
+server /dev/null iperf3 -s -1 -p 5408
+client iperf3 -c $DST -p 5408 -t 4 -P 3 > "$OUT/iperf3_tcp_P3_client.txt" 2>&1
+stop_server
+server /dev/null iperf3 -s -1 -p 5409
+client iperf3 -c $DST -p 5409 -t 4 -P 3 -J > "$OUT/iperf3_tcp_P3_client.json" 2>&1
+stop_server
+# --- iperf3 -R -P 3 --get-server-output TCP: the sender's lines are the server's -----------
+server /dev/null iperf3 -s -1 -p 5410
+client iperf3 -c $DST -p 5410 -t 4 -P 3 -R --get-server-output > "$OUT/iperf3_tcp_R_P3_gso_client.txt" 2>&1
+stop_server
+# --- iperf3 -J UDP server, -P 2 (its interval ends are not whole seconds) -------------------
+server "$OUT/iperf3_udp_P2_server.json" iperf3 -s -1 -p 5411 -J
+client iperf3 -c $DST -p 5411 -u -b 3M -P 2 -t 5 > /dev/null 2>&1
+stop_server
+
+# --- ping on the host whose queue is full: sends fail (ENOBUFS) and ping waits ---------------
+# no -D, then -D; 30 pings every 0.2 s, an iperf3 UDP upload at 6M from 1 s to 4 s
+for variant in "" "-D"; do
+    name=ping_i02_own_queue_full.txt
+    [ -n "$variant" ] && name=ping_D_i02_own_queue_full.txt
+    server /dev/null iperf3 -s -1 -p 5412
+    (sleep 1; ip netns exec $A iperf3 -c $DST -p 5412 -u -b 6M -t 3 > /dev/null 2>&1) &
+    LOAD=$!
+    client ping $variant -i 0.2 -c 30 $DST > "$OUT/$name" 2>&1
+    wait $LOAD
+    stop_server
+done
+# --- ping losses on the far host: B sends UDP to A (-R), B's full queue drops the replies ----
+server /dev/null iperf3 -s -1 -p 5413
+(sleep 1; ip netns exec $A iperf3 -c $DST -p 5413 -u -b 8M -t 3 -R > /dev/null 2>&1) &
+LOAD=$!
+client ping -i 0.2 -c 30 $DST > "$OUT/ping_i02_replies_lost.txt" 2>&1
+wait $LOAD
+stop_server
+# --- an address nobody answers on this subnet; Ctrl-C (SIGINT) and SIGKILL ------------------
+client ping -c 5 -i 0.5 10.79.0.9 > "$OUT/ping_unreachable.txt" 2>&1 || true
+# (timeout signals ping itself: a background job of a script would ignore SIGINT)
+timeout -s INT 2.1 ip netns exec $A ping -i 0.2 $DST > "$OUT/ping_sigint.txt" 2>&1 || true
+timeout -s KILL 1.5 ip netns exec $A ping -D -i 0.2 $DST > "$OUT/ping_D_sigkill.txt" 2>&1 || true
+
+# --- an ss loop stamped with plain `date` (one-second resolution, not a number) --------------
+server /dev/null iperf3 -s -1 -p 5414
+(for k in $(seq 1 12); do
+    date
+    ip netns exec $A ss -tin dst $DST
+    sleep 0.4
+done) > "$OUT/ss_date_lines.txt" 2>&1 &
+SS=$!
+sleep 0.5
+client iperf3 -c $DST -p 5414 -t 4 > /dev/null 2>&1
+wait $SS
+stop_server
+
+cat > "$OUT/README" <<EOF
+Recorded by scripts/record_qa_edge_cases.sh on $(date -u +%Y-%m-%dT%H:%M:%SZ)
+kernel: $(uname -r)
+topology: $A ($SRC) -- $B ($DST), one veth pair; each side shaped by htb rate $RATE
+  with a pfifo leaf of $QLEN packets (no netem: delays grow from queueing only)
+$(iperf3 -v | head -1); $(iperf -v 2>&1 | head -1); $(ping -V | head -1)
+The script's comments say how each file was made; one test per file.
+EOF
+ls -l "$OUT"
