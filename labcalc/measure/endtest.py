@@ -301,7 +301,9 @@ def is_udp(df: pd.DataFrame) -> bool | None:
     -------
     bool or None
         True when the file names UDP (``attrs["protocol"]``) or holds datagram counts or
-        jitter; False when it names TCP or holds TCP's retransmits or window; None otherwise.
+        jitter; False when it names TCP or holds TCP's retransmits or window (in its rows,
+        its end-of-test lines or the server's output of ``--get-server-output``); None
+        otherwise.
 
     Examples
     --------
@@ -317,9 +319,16 @@ def is_udp(df: pd.DataFrame) -> bool | None:
     for col in ("packets", "lost_packets", "jitter_s"):
         if col in cols and pd.to_numeric(df[col], errors="coerce").notna().any():
             return True
-    if any("packets" in s for s in (df.attrs.get("summary") or []) if isinstance(s, dict)):
+    so = df.attrs.get("server_output") or {}
+    lines = [s for part in (df.attrs.get("summary"), so.get("summary"), so.get("intervals")) for s in (part or [])
+             if isinstance(s, dict)]
+    if any("packets" in s for s in lines):
         return True
     for col in ("retransmits", "cwnd_bytes", "cwnd_segments"):
         if col in cols and pd.to_numeric(df[col], errors="coerce").notna().any():
             return False
+    # a TCP receiver's file (-R, or a server) counts no retransmits itself, but its
+    # end-of-test sender line and --get-server-output's lines do
+    if any(s.get(k) is not None for s in lines for k in ("retransmits", "cwnd_bytes")):
+        return False
     return None
