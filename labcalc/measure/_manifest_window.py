@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-__all__ = ["Fail", "Series", "Window", "pick", "fmt_window", "num_text", "MIN_SAMPLES", "IDLE_RTT_S"]
+__all__ = ["Fail", "Series", "Window", "pick", "fmt_window", "num_text", "MIN_SAMPLES", "IDLE_RTT_S", "EDGE_SLACK"]
 
 MIN_SAMPLES = 3
 #: An RTT within max(IDLE_RTT_S, 10 % of the smallest RTT) of the smallest is an idle reply [s].
@@ -74,11 +74,19 @@ def fmt_window(lo, hi) -> str:
     return f"{num_text(lo)}-{num_text(hi)}"
 
 
+#: An interval overhanging a window by less than this fraction of the usual interval length
+#: counts as inside: iperf3 -J's interval ends drift around whole seconds (1.000072-2.00008,
+#: up to a few ms under load) and iperf 2.0's text rounds them to 0.1 s.
+EDGE_SLACK = 0.05
+
+
 def _inside(s: Series, lo: float, hi: float, axis: str) -> np.ndarray:
     if axis == "seq":
         return (s.seq >= lo) & (s.seq <= hi)
     if s.kind == "interval":
-        return (s.start >= lo - 1e-9) & (s.end <= hi + 1e-9)
+        lengths = (s.end - s.start)[np.isfinite(s.end - s.start)]
+        tol = max(1e-9, EDGE_SLACK * float(np.median(lengths))) if len(lengths) else 1e-9
+        return (s.start >= lo - tol) & (s.end <= hi + tol)
     return (s.start >= lo - 1e-9) & (s.start <= hi + 1e-9)
 
 
