@@ -171,3 +171,109 @@ def test_iperf3_kbits_half_second_intervals_and_window_edges(tmp_path):
     c = QA / "iperf3_udp_fk_i05_client.txt"
     r = build(tmp_path, c, metric="offered_rate", window_s=[0, 4])
     assert r.value == pytest.approx(mean(x["rate"] for x in intervals(lines(c))), rel=1e-12) and r.n_samples == 8
+
+
+# --- several streams ----------------------------------------------------------------------
+
+def test_iperf2_udp_parallel_server_loss_shares_the_goodputs_window(tmp_path):
+    """iperf 2 -P 3 UDP server: its [SUM] lines carry lost/total without a jitter column
+    ('[SUM] 0.0000-1.0000 sec 597 KBytes 4.89 Mbits/sec 87/503 (17%)'). The loss was taken
+    from the end-of-test lines 'whole test: the file has 0 interval line(s)' while the goodput
+    of the same flow used a window: now both use the window, lost/total pooled inside it."""
+    f = QA / "iperf2_udp_P3_server.txt"
+    sums = [r for r in intervals(lines(f)) if r["id"] == "SUM"]
+    streams = [r for r in intervals(lines(f)) if r["id"] != "SUM"]
+    assert len(sums) == 4 and all(r["lost"] is not None for r in sums)
+    # the [SUM] counts are the streams' counts added up
+    for s in sums:
+        mine = [r for r in streams if (r["t0"], r["t1"]) == (s["t0"], s["t1"])]
+        assert (s["lost"], s["total"]) == (sum(r["lost"] for r in mine), sum(r["total"] for r in mine))
+    (tmp_path / "m.toml").write_text(
+        '[[measurement]]\nquestion = "Q"\nscenario = "S"\nflow = "f"\nmetric = "goodput"\nfile = "f.txt"\n'
+        '[[measurement]]\nquestion = "Q"\nscenario = "S"\nflow = "f"\nmetric = "loss"\nfile = "f.txt"\n')
+    shutil.copy(f, tmp_path / "f.txt")
+    t = build_manifest(tmp_path / "m.toml")
+    good, loss = t.iloc[0], t.iloc[1]
+    assert good.window_s == loss.window_s != ""
+    w = inside(sums, *window_of(good))
+    assert good.value == pytest.approx(mean(r["rate"] for r in w), rel=1e-12)
+    assert loss.value == pytest.approx(sum(r["lost"] for r in w) / sum(r["total"] for r in w), rel=1e-12)
+    assert "0 interval line" not in loss.window_from and loss.stat == "mean"
+    r = build(tmp_path, f, metric="loss", window_s=[1, 4])
+    w = inside(sums, 1, 4)
+    assert r.value == pytest.approx(sum(r["lost"] for r in w) / sum(r["total"] for r in w), rel=1e-12)
+    # the client's Server Reports (no [SUM] report): pooled over the three streams
+    reports = [r for r in lines(QA / "iperf2_udp_P3_client.txt") if r["report"]]
+    assert len(reports) == 3
+    r = build(tmp_path, QA / "iperf2_udp_P3_client.txt", metric="loss")
+    assert r.value == pytest.approx(sum(x["lost"] for x in reports) / sum(x["total"] for x in reports), rel=1e-12)
+
+
+def _streams(rows):
+    return sorted({r["id"] for r in rows if r["id"] != "SUM"})
+
+
+def test_iperf3_parallel_tcp_cwnd_and_rtt_name_a_stream(tmp_path):
+    """-P 3: the [SUM] lines carry no window; the entry was refused with 'the file has only 0
+    sample(s) here' and no way on. Now the refusal lists the streams and the connection key
+    picks one, whose window (text) or RTT (JSON) is then the mean over the window."""
+    f = QA / "iperf3_tcp_P3_client.txt"
+    rows = intervals(lines(f))
+    assert len(_streams(rows)) == 3
+    msg = refused(tmp_path, f, ["'connection'", "3 streams", 'connection = "'], metric="cwnd")
+    port = re.search(r'connection = "(:\d+)"', msg)[1]
+    ports = re.findall(r"local \S+ port (\d+) connected to", f.read_text())
+    assert port[1:] in ports
+    stream = re.search(rf"\[\s*(\d+)\] local \S+ port {port[1:]} connected", f.read_text())[1]
+    r = build(tmp_path, f, metric="cwnd", connection=port, window_s=[0, 4])
+    mine = [x["cwnd"] for x in rows if x["id"] == stream]
+    assert r.value == pytest.approx(mean(mine), rel=1e-12) and r.n_samples == len(mine) == 4
+    j = QA / "iperf3_tcp_P3_client.json"
+    doc = json.loads(j.read_text())
+    refused(tmp_path, j, ["'connection'", "3 streams"], metric="rtt")
+    sock = doc["start"]["connected"][1]
+    r = build(tmp_path, j, metric="rtt", connection=f":{sock['local_port']}", window_s=[0, 4])
+    rtts = [s["rtt"] * 1e-6 for iv in doc["intervals"] for s in iv["streams"] if s["socket"] == sock["socket"]
+            and s["end"] <= 4.01]
+    assert r.value == pytest.approx(mean(rtts), rel=1e-12) and r.n_samples == len(rtts)
+    # the end-of-test figures (mean of the streams' mean RTTs) need no stream
+    senders = [s["sender"]["mean_rtt"] * 1e-6 for s in doc["end"]["streams"]]
+    assert build(tmp_path, j, metric="rtt", stat="summary").value == pytest.approx(mean(senders), rel=1e-12)
+
+
+def test_iperf3_reverse_parallel_tcp_with_server_output(tmp_path):
+    """-R -P 3 --get-server-output, TCP: no offered rate (it was 9.12 Mbit/s from the sender's
+    lines); the window of one stream comes from the server's lines (the sender's)."""
+    f = QA / "iperf3_tcp_R_P3_gso_client.txt"
+    refused(tmp_path, f, ["'offered_rate'", "TCP"], metric="offered_rate")
+    server = intervals(lines(f, "server"))
+    client = intervals(lines(f, "client"))
+    r = build(tmp_path, f, metric="goodput")  # the client's own lines are the receiver's
+    w = inside([x for x in client if x["id"] == "SUM"], *window_of(r))
+    assert r.value == pytest.approx(mean(x["rate"] for x in w), rel=1e-12) and r.side == "receiver"
+    msg = refused(tmp_path, f, ["'connection'", "3 streams"], metric="cwnd")
+    port = re.search(r'connection = "(:\d+)"', msg)[1]
+    sid = re.search(rf"\[\s*(\d+)\] local \S+ port \d+ connected to \S+ port {port[1:]}\b",
+                    f.read_text().split("Server output:")[1])[1]
+    r = build(tmp_path, f, metric="cwnd", connection=port, window_s=[0, 4])
+    mine = [x["cwnd"] for x in server if x["id"] == sid]
+    assert r.value == pytest.approx(mean(mine), rel=1e-12) and r.n_samples == 4
+    assert "--get-server-output" in r.note
+
+
+# --- windows on iperf3 -J intervals --------------------------------------------------------
+
+def test_json_interval_ends_are_not_whole_seconds(tmp_path):
+    """iperf3 -J's intervals end at 2.000069, 4.000073...: a window [1, 4] holds the three
+    intervals from 1.000077 to 4.000073 (it took two: 3.000073-4.000073 ended 73 us late)."""
+    f = QA / "iperf3_udp_P2_server.json"
+    doc = json.loads(f.read_text())
+    sums = [iv["sum"] for iv in doc["intervals"]]
+    w = [x for x in sums if x["start"] >= 0.95 and x["end"] <= 4.05]
+    assert len(w) == 3 and w[-1]["end"] > 4.0
+    r = build(tmp_path, f, metric="goodput", window_s=[1, 4])
+    assert r.n_samples == 3 and r.value == pytest.approx(mean(x["bits_per_second"] for x in w), rel=1e-12)
+    r = build(tmp_path, f, metric="loss", window_s=[1, 4])
+    assert r.value == pytest.approx(sum(x["lost_packets"] for x in w) / sum(x["packets"] for x in w), rel=1e-12)
+    # an interval that really straddles the edge stays out: [1.5, 4] holds two
+    refused(tmp_path, f, ["only 2 sample(s) inside", "widen the window"], metric="goodput", window_s=[1.5, 4])

@@ -126,10 +126,16 @@ def _iperf(df: pd.DataFrame, entry: dict, shared: dict | None, fmt: str) -> Part
         if whole and stat != "summary":
             part.window_from += f" (the whole test, as {shared['of']})"
         return part
+    so = server_intervals(df)
     if metric in ("rtt", "rtt_min", "cwnd"):
+        # the TCP sender's lines carry them: the client's own, or (-R) the server's lines
+        # that --get-server-output appends
+        if so is not None and not _carries(df, metric) and _carries(so, metric):
+            s = _interval_series(so, metric, fmt, entry)
+            s.notes.append("the server's intervals (--get-server-output)")
+            return _finish(so, entry, shared, fmt, s)
         return _finish(df, entry, shared, fmt, _interval_series(df, metric, fmt, entry))
     views = [(df, interval_end(df), "")]
-    so = server_intervals(df)
     if so is not None:
         views.append((so, interval_end(so), "the server's intervals (--get-server-output)"))
     explicit = _explicit(entry, "window_s") or _explicit(entry, "stat")
@@ -298,26 +304,92 @@ def _iperf_summary(figures: list, metric: str, want: str | None, fmt: str, entry
     return Part(value, len(sums), fmt, want or "", UNITS[metric], None, line, stat="summary")
 
 
+_INTERVAL_COLUMN = {"goodput": "rate_bps", "offered_rate": "rate_bps", "loss": "loss", "rtt": "rtt_s",
+                    "rtt_min": "rtt_s"}
+_NO_COLUMN_STEP = {
+    "rtt": "the TCP sender's lines carry an RTT only in iperf3 -J (the client's, or the server's with -R) and "
+           "iperf 2 -e (the client's); or use a ping or ss log",
+    "cwnd": "the TCP sender's lines carry the window (the client's printout, the server's with -R; iperf 2 "
+            "with -e); or use an ss or tcp_probe log",
+}
+
+
+def _column(df: pd.DataFrame, metric: str) -> str:
+    if metric == "cwnd":
+        return "cwnd_segments" if _filled(df, "cwnd_segments") else "cwnd_bytes"
+    return _INTERVAL_COLUMN[metric]
+
+
+def _filled(df: pd.DataFrame, col: str) -> bool:
+    return col in df.columns and bool(df[col].notna().any())
+
+
+def _carries(df: pd.DataFrame, metric: str) -> bool:
+    return _filled(df, _column(df, metric))
+
+
+def _one_level(df: pd.DataFrame, metric: str, col: str, fmt: str, entry: dict) -> pd.DataFrame:
+    """The rows a series is taken from: the ``[SUM]`` lines of several streams where they carry
+    the metric (rates; a loss when they count lost/total), else the streams themselves (a loss
+    is then pooled per interval). A window or an RTT belongs to one stream: with several and
+    no ``connection`` key the entry is refused with the list of streams."""
+    if "stream" not in df.columns:
+        return df
+    is_sum = (df["stream"].astype(str) == "SUM").to_numpy()
+    if metric in ("goodput", "offered_rate") and is_sum.any():
+        return df[is_sum]
+    if metric == "loss":
+        if is_sum.any() and _filled(df[is_sum], "lost_packets"):
+            return df[is_sum]
+        return df[~is_sum]
+    streams = df[~is_sum & df[col].notna().to_numpy()]
+    ids = list(dict.fromkeys(streams["stream"].astype(str)))
+    if len(ids) > 1 and "connection" not in entry:
+        raise Fail("connection", "(none)", f"this {fmt} file holds {len(ids)} streams (-P) and a {metric} "
+                                           f"belongs to one of them (the [SUM] lines give none): "
+                                           f"{_stream_listing(streams)}")
+    return streams
+
+
+def _stream_listing(rows: pd.DataFrame) -> str:
+    """The streams of an iperf printout and the connection key that names each one."""
+    first = rows.drop_duplicates("stream")
+    ends = {str(r["stream"]): (str(r.get("src", "")), str(r.get("dst", ""))) for _, r in first.iterrows()}
+    # the endpoint that tells the streams apart is the one they do not share (the client's port)
+    srcs = {v[0] for v in ends.values()}
+    key_at = 0 if len(srcs) == len(ends) else 1
+    parts, example = [], None
+    for sid, (src, dst) in list(ends.items())[:8]:
+        port = ends[sid][key_at].rsplit(":", 1)[-1]
+        named = port.isdigit()
+        parts.append(f"[{sid}] {src} -> {dst}" if src not in ("", "nan") else f"[{sid}]")
+        example = example or (f":{port}" if named else None)
+    more = len(ends) - len(parts)
+    listing = ", ".join(parts) + (f" and {more} more" if more > 0 else "")
+    if example is None:
+        return listing + "; record with -P 1 for one stream's figures"
+    return listing + f"; name one with connection = \"{example}\" (its port, or \"ip:port\")"
+
+
 def _interval_series(df: pd.DataFrame, metric: str, fmt: str, entry: dict) -> Series:
-    """The per-interval series of an iperf printout (SUM rows where the file has them)."""
+    """The per-interval series of an iperf printout (SUM rows where they carry the metric)."""
     if "connection" in entry:
         from ._manifest_sampled import pick_connection
 
         df = pick_connection(df, entry["connection"])
-    col = {"goodput": "rate_bps", "offered_rate": "rate_bps", "loss": "loss", "rtt": "rtt_s", "rtt_min": "rtt_s"}.get(
-        metric, "cwnd_segments" if "cwnd_segments" in df.columns else "cwnd_bytes")
+    col = _column(df, metric)
     if metric == "loss":
         ok = {"lost_packets", "packets"} <= set(df.columns) and df["lost_packets"].notna().any()
         if not ok:
             return Series(np.zeros(0), np.zeros(0), np.zeros(0), "interval")
-    elif col not in df.columns or df[col].notna().sum() == 0:
-        have = [c for c in ("rate_bps", "loss", "rtt_s", "cwnd_segments", "cwnd_bytes") if c in df.columns]
-        raise Fail("metric", metric, f"this {fmt} file has no {col} column (it has: {', '.join(have) or 'none'}); "
-                                     "is it the right file?")
+    elif not _filled(df, col):
+        have = [c for c in ("rate_bps", "loss", "rtt_s", "cwnd_segments", "cwnd_bytes") if _filled(df, c)]
+        step = _NO_COLUMN_STEP.get("rtt" if metric == "rtt_min" else metric, "is it the right file?")
+        raise Fail("metric", metric, f"this {fmt} file's lines give no {col} (they give: {', '.join(have) or 'none'}); "
+                                     f"{step}")
     if "omitted" in df.columns:
         df = df[~df["omitted"].astype(bool)]
-    if "stream" in df.columns and (df["stream"].astype(str) == "SUM").any():
-        df = df[df["stream"].astype(str) == "SUM"]
+    df = _one_level(df, metric, col, fmt, entry)
     # A trailing stub (iperf's last 0.08-s interval) says little about the rate: intervals
     # shorter than half the usual length are left out, as a careful reader would.
     length = (df["end_s"] - df["start_s"]).to_numpy(float)

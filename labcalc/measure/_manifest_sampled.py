@@ -197,6 +197,7 @@ def _carried(df: pd.DataFrame) -> pd.Series | None:
 
 
 def _listing(df: pd.DataFrame) -> str:
+    df = df[df["src"].notna() & df["dst"].notna()]  # an iperf [SUM] line names no connection
     keys = _ends(df)
     carried = _carried(df)
     parts = []
