@@ -277,3 +277,40 @@ def test_json_interval_ends_are_not_whole_seconds(tmp_path):
     assert r.value == pytest.approx(sum(x["lost_packets"] for x in w) / sum(x["packets"] for x in w), rel=1e-12)
     # an interval that really straddles the edge stays out: [1.5, 4] holds two
     refused(tmp_path, f, ["only 2 sample(s) inside", "widen the window"], metric="goodput", window_s=[1.5, 4])
+
+
+# --- iperf3 -O (omitted seconds) --------------------------------------------------------------
+
+def test_iperf3_udp_client_with_omit_gives_no_loss(tmp_path):
+    """iperf3 3.12's UDP client with -O 2 prints a receiver line whose lost count holds the omitted
+    seconds' losses while its total does not (658/2589 = 25 %; the server counted 499/2626 = 19 %).
+    That loss was given as measured. Now refused; the server's printout, which the message names,
+    gives the right one."""
+    c, s = QA / "iperf3_udp_O2_client.txt", QA / "iperf3_udp_O2_server.txt"
+    crecv = next(r for r in lines(c) if r["role"] == "receiver")
+    srows = lines(s)
+    srecv = next(r for r in srows if r["role"] == "receiver")
+    omitted_lost = sum(r["lost"] for r in srows if r["omitted"])
+    assert crecv["lost"] == srecv["lost"] + omitted_lost  # the miscount, read off the two files
+    for stat in ("mean", "summary"):
+        refused(tmp_path, c, ["-O", "omitted", "server's printout"], metric="loss", stat=stat)
+    r = build(tmp_path, s, metric="loss", stat="summary")
+    assert r.value == pytest.approx(srecv["lost"] / srecv["total"], rel=1e-12)
+    r = build(tmp_path, s, metric="loss")
+    w = inside(intervals(srows), *window_of(r))
+    assert r.value == pytest.approx(sum(x["lost"] for x in w) / sum(x["total"] for x in w), rel=1e-12)
+    assert not any(x["omitted"] for x in w) and r.n_samples == len(w)
+    # the client's receiver rate is right (the server's bytes over its time): still given
+    assert build(tmp_path, c, metric="goodput", stat="summary").value == pytest.approx(crecv["rate"], rel=1e-12)
+    # the same in JSON: end.sum_received of the client against the server's
+    cj, sj = QA / "iperf3_udp_O2_client.json", QA / "iperf3_udp_O2_server.json"
+    cdoc, sdoc = json.loads(cj.read_text()), json.loads(sj.read_text())
+    assert cdoc["end"]["sum_received"]["lost_packets"] > sdoc["end"]["sum_received"]["lost_packets"]
+    refused(tmp_path, cj, ["-O", "server's printout"], metric="loss")
+    ssr = sdoc["end"]["sum_received"]
+    r = build(tmp_path, sj, metric="loss", stat="summary")
+    assert r.value == pytest.approx(ssr["lost_packets"] / ssr["packets"], rel=1e-12)
+    kept = [iv["sum"] for iv in sdoc["intervals"] if not iv["sum"]["omitted"]]
+    r = build(tmp_path, sj, metric="loss", window_s=[0, 5])
+    w = [x for x in kept if x["end"] <= 5.05]
+    assert r.value == pytest.approx(sum(x["lost_packets"] for x in w) / sum(x["packets"] for x in w), rel=1e-12)

@@ -120,6 +120,8 @@ def _iperf(df: pd.DataFrame, entry: dict, shared: dict | None, fmt: str) -> Part
                                  "the offered rate is what the sender sent: remove side (or side = \"sender\")")
     if metric == "goodput" and side is not None:
         want = side
+    if metric == "loss" and fmt == "iperf3":
+        figures = _without_omit_miscount(df, figures, udp, entry)
     whole = shared is not None and shared.get("whole")
     if stat == "summary" or (whole and metric in ("loss",) and _has(figures, "receiver", "loss")):
         part = _iperf_summary(figures, metric, want, fmt, entry, udp)
@@ -175,6 +177,27 @@ def _both_directions(df: pd.DataFrame) -> bool:
         pairs = set(zip(named["src"].astype(str), named["dst"].astype(str)))
         return any((b, a) in pairs for a, b in pairs if a != b)
     return False
+
+
+def _without_omit_miscount(df: pd.DataFrame, figures: list, udp: bool | None, entry: dict) -> list:
+    """iperf3's UDP client run with ``-O``: its receiver line counts the lost datagrams of the
+    omitted seconds against the total of the seconds after them (658/2589 where the server
+    counted 499/2626: 159 = the omitted seconds' 60 + 99), so that line cannot give a loss.
+    Its figures are left out; the server's own (``--get-server-output``) stay. Without them
+    the entry is refused with the server's printout as the next step."""
+    omitted = "omitted" in df.columns and bool(df["omitted"].astype(bool).any())
+    if not (omitted and udp and df.attrs.get("side") == "client" and not df.attrs.get("reverse")):
+        return figures
+    kept = [f for f in figures if f["end"] != "receiver" or f["line"].startswith("server output: ")]
+    so = server_intervals(df)
+    if not _has(kept, "receiver", "loss") and (so is None or not _filled(so, "lost_packets")):
+        bad = next((f for f in figures if f["end"] == "receiver" and math.isfinite(f["lost_packets"])), None)
+        counts = f" ({num_text(bad['lost_packets'])}/{num_text(bad['packets'])})" if bad else ""
+        raise Fail("file", entry.get("_name", "?"),
+                   f"an iperf3 UDP client run with -O: its receiver line{counts} counts the lost datagrams of the "
+                   "omitted seconds against the total of the others (iperf3 miscounts them), so it gives no loss; "
+                   "use the server's printout (or record the client with --get-server-output)")
+    return kept
 
 
 def _iperf2_tests(df: pd.DataFrame, figures: list) -> int:
