@@ -413,11 +413,20 @@ def _interval_series(df: pd.DataFrame, metric: str, fmt: str, entry: dict) -> Se
     if "omitted" in df.columns:
         df = df[~df["omitted"].astype(bool)]
     df = _one_level(df, metric, col, fmt, entry)
-    # A trailing stub (iperf's last 0.08-s interval) says little about the rate: intervals
-    # shorter than half the usual length are left out, as a careful reader would.
+    # iperf's intervals have one length but the last: a stub (8.00-8.08 s) or, on an iperf 2
+    # client, one that runs until the socket has drained (4.00-6.15 s at 239 kbit/s after
+    # 5.2 Mbit/s). Neither says much about the rate: intervals shorter than half or longer
+    # than 1.5 times the usual length are left out, as a careful reader would.
     length = (df["end_s"] - df["start_s"]).to_numpy(float)
+    notes = []
     if len(length):
-        df = df[length >= 0.5 * np.median(length)]
+        usual = np.median(length)
+        long = length > 1.5 * usual
+        if long.any():
+            k = int(np.flatnonzero(long)[-1])
+            notes.append(f"left out the interval {num_text(df['start_s'].iloc[k])}-{num_text(df['end_s'].iloc[k])} s "
+                         f"(longer than the usual {num_text(usual)} s: the test ended inside it)")
+        df = df[(length >= 0.5 * usual) & ~long]
     keys = ["start_s", "end_s"]
     if metric == "loss":
         g = df.groupby(keys, sort=True)[["lost_packets", "packets"]].sum(min_count=1)
@@ -426,12 +435,12 @@ def _interval_series(df: pd.DataFrame, metric: str, fmt: str, entry: dict) -> Se
             values = np.where(total > 0, lost / total, np.nan)
         idx = g.index
         return Series(idx.get_level_values(0).to_numpy(float), idx.get_level_values(1).to_numpy(float), values,
-                      "interval", lost=lost, total=total)
+                      "interval", lost=lost, total=total, notes=notes)
     grouped = df.groupby(keys, sort=True)[col]
     # sum(min_count=1): an interval whose every rate is missing stays NaN, not 0 bit/s
     g = grouped.sum(min_count=1) if metric in ("goodput", "offered_rate") else grouped.mean()
     return Series(g.index.get_level_values(0).to_numpy(float), g.index.get_level_values(1).to_numpy(float),
-                  g.to_numpy(float), "interval")
+                  g.to_numpy(float), "interval", notes=notes)
 
 
 # --- the lab's programs ---------------------------------------------------------------------------
