@@ -57,6 +57,10 @@ def ping_times(df: pd.DataFrame) -> tuple[np.ndarray | None, str]:
     interval = (time_s - (rtt[int(np.argmax(seq))] if answered_last else 0.0)) / (tx - 1)
     if not interval > 0:
         return None, "no times: ping without -D, and its statistics time is too short to derive the interval"
+    if not _even(interval):
+        return None, (f"no times: ping without -D, and its pings were not evenly spaced ({int(tx)} pings in "
+                      f"{num_text(round(time_s * 1e3, 3))} ms, {num_text(round(interval * 1e3, 1))} ms apart on "
+                      "average: no ping interval; ping waits when a send fails on a full queue of its own host)")
     times = (seq - seq[0]) * interval + np.nan_to_num(rtt, nan=0.0) - (0.0 if not np.isfinite(rtt[0]) else rtt[0])
     less = "less the last reply's RTT" if answered_last else "the last ping got no reply: a little long"
     how = (f"times derived: icmp_seq x {num_text(round(interval * 1e3, 3))} ms (the interval: {int(tx)} pings in "
@@ -64,12 +68,38 @@ def ping_times(df: pd.DataFrame) -> tuple[np.ndarray | None, str]:
     return times, how
 
 
+#: ping's real interval is its -i plus a few ms a ping (204 ms for -i 0.2, 1001 ms for 1 s):
+#: at most this fraction of -i, or PING_SLACK_S, more.
+PING_SLACK = 0.03
+PING_SLACK_S = 0.008
+
+
+def _even(interval_s: float) -> bool:
+    """Whether a mean spacing of pings [s] is a ping interval plus ping's own overhead.
+
+    ``-i`` is a round number (1 s, 0.5, 0.25, 0.2, 0.1, 0.05, 0.01...): a multiple of 50 ms
+    from 0.1 s up, of 10 ms below, of 1 ms below 10 ms. ping never sends faster than ``-i``;
+    a send that fails (ENOBUFS: the queue of its own host is full) is retried without a
+    sequence number, so a run slowed down that way spreads over more time than its pings
+    account for (30 pings at -i 0.2 in 7.5 s: 260 ms apart) and its times cannot be derived.
+    """
+    ms = interval_s * 1e3
+    step = 50.0 if ms >= 100 else (10.0 if ms >= 10 else 1.0)
+    nominal = math.floor(ms / step + 1e-9) * step
+    return nominal > 0 and ms <= nominal + max(PING_SLACK * nominal, PING_SLACK_S * 1e3)
+
+
 def ping_series(df: pd.DataFrame, metric: str) -> Series:
     d = df[df["rtt_s"].notna()] if "rtt_s" in df.columns else df.iloc[0:0]
     if "dup" in d.columns:
         d = d[~d["dup"].astype(bool)]
     if not len(d):
-        raise Fail("metric", metric, "this ping file has no reply with a time")
+        summ = df.attrs.get("summary") or {}
+        told = (f" ({num_text(summ['transmitted'])} sent, {num_text(summ.get('received', 0))} received)"
+                if "transmitted" in summ else "")
+        raise Fail("metric", metric, f"this ping file has no reply with a time{told}: nothing answered, so there is "
+                                     "no RTT to give; its loss is metric = \"loss\" (the statistics line)"
+                                     if told else "this ping file has no reply with a time: nothing answered")
     d = d.copy()
     d.attrs.update(df.attrs)
     times, how = ping_times(d)
