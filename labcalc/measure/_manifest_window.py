@@ -195,11 +195,13 @@ def pick(s: Series, entry: dict, shared: dict | None = None) -> Window:
 
 
 def _no_times(s: Series) -> str:
-    why = "; ".join(s.notes) if s.notes else "this file has no times"
     if s.seq is not None:
+        why = next((n for n in s.notes if n.startswith("no times")), "this ping has no times")
         return (f"window_s is in seconds and {why}: record with 'ping -D' (times on every reply), or give "
                 "window_seq = [first, last] (icmp_seq numbers) instead")
-    return f"window_s is in seconds and {why}"
+    return (f"window_s is in seconds and this file has no time stamps (its {len(s.start)} samples are counted, not "
+            "timed); stamp each sample with a line '# $(date +%s.%N)' (Unix time: the text of a plain 'date' is not "
+            "read), or remove window_s to take the steady window over the samples")
 
 
 def _given(s: Series, lo, hi, axis, key, value, how) -> Window:
