@@ -344,3 +344,123 @@ def test_iperf2_client_last_interval_runs_until_the_socket_drained(tmp_path):
         assert r.value == pytest.approx(value(inside(regular, lo, hi)), rel=1e-12)
         r = build(tmp_path, f, metric=metric, window_s=[2, 7], **keys)
         assert r.n_samples == 4 and r.value == pytest.approx(value(inside(regular, 2, 7)), rel=1e-12)
+
+
+# --- ping ----------------------------------------------------------------------------------------
+
+_PING = re.compile(r"^(?:\[(?P<t>[\d.]+)\] )?\d+ bytes from [\d.]+: icmp_seq=(?P<seq>\d+) ttl=\d+ time=(?P<rtt>[\d.]+) ms")
+_STATS = re.compile(r"(\d+) packets transmitted, (\d+) received(?:, \+(\d+) errors)?, .*time (\d+)ms")
+
+
+def ping(path: Path):
+    """[(stamp or None, icmp_seq, rtt [s])] and the statistics line's (sent, received, time [s])."""
+    text = path.read_text()
+    replies = [(float(m["t"]) if m["t"] else None, int(m["seq"]), float(m["rtt"]) * 1e-3)
+               for m in map(_PING.match, text.splitlines()) if m]
+    st = _STATS.search(text)
+    return replies, ((int(st[1]), int(st[2]), int(st[4]) * 1e-3) if st else None)
+
+
+def test_ping_slowed_by_its_own_full_queue_gets_no_derived_times(tmp_path):
+    """A ping on the host whose queue an upload fills: its sends fail (ENOBUFS) and it retries
+    without a sequence number, so 30 pings at -i 0.2 take 7.5 s. Spreading that time evenly put
+    icmp_seq 8 at 1.78 s where the -D twin of the run shows 2.51 s (0.7 s off), and window_s took
+    the wrong replies. Now window_s is refused with -D and window_seq as next steps."""
+    d = QA / "ping_D_i02_own_queue_full.txt"
+    stamped, (sent, _, total_s) = ping(d)
+    spacing = (total_s - stamped[-1][2]) / (sent - 1)
+    t0 = stamped[0][0]
+    derived = [(s - 1) * spacing + r - stamped[0][2] for _, s, r in stamped]
+    assert max(abs(a - (t - t0)) for a, (t, _, _) in zip(derived, stamped)) > 0.5  # the old reading, far off
+    f = QA / "ping_i02_own_queue_full.txt"
+    replies, (sent, _, total_s) = ping(f)
+    assert (total_s - replies[-1][2]) / (sent - 1) > 0.24  # not -i 0.2 plus a few ms
+    refused(tmp_path, f, ["'window_s'", "not evenly spaced", "ping -D", "window_seq"], metric="rtt",
+            window_s=[1, 3])
+    r = build(tmp_path, f, metric="rtt", window_seq=[6, 15])
+    inside_seq = [x[2] for x in replies if 6 <= x[1] <= 15]
+    assert r.value == pytest.approx(mean(inside_seq), rel=1e-12) and r.n_samples == 10
+    # the -D twin: window_s in seconds from the first reply
+    r = build(tmp_path, d, metric="rtt", window_s=[2, 4])
+    w = [x[2] for x in stamped if 2 <= x[0] - t0 <= 4]
+    assert r.value == pytest.approx(mean(w), rel=1e-12) and r.n_samples == len(w)
+    # without a window: the busy replies (the idle ones at the ends left out), either file
+    for path, rows in ((f, replies), (d, stamped)):
+        r = build(tmp_path, path, metric="rtt")
+        busy = [x[2] for x in rows if x[2] > 1e-3 + 1e-9]
+        assert r.n_samples <= len(busy) and r.value >= min(busy)
+
+
+def test_ping_with_replies_lost_on_the_far_host(tmp_path):
+    """Replies dropped by the far host's full queue: icmp_seq jumps (7, 9, 10 ... missing); the
+    pings were evenly spaced (5896 ms for 30), so times are derived from the statistics line."""
+    f = QA / "ping_i02_replies_lost.txt"
+    replies, (sent, received, total_s) = ping(f)
+    assert len(replies) == received < sent
+    r = build(tmp_path, f, metric="loss")
+    assert r.value == pytest.approx((sent - received) / sent, rel=1e-12) and r.stat == "summary"
+    spacing = (total_s - replies[-1][2]) / (sent - 1)  # the last ping was answered
+    assert replies[-1][1] == sent and 0.2 <= spacing <= 0.208
+    times = [(s - replies[0][1]) * spacing + rtt - replies[0][2] for _, s, rtt in replies]
+    r = build(tmp_path, f, metric="rtt", window_s=[1, 4])
+    w = [x[2] for x, t in zip(replies, times) if 1 <= t <= 4]
+    assert r.value == pytest.approx(mean(w), rel=1e-12) and r.n_samples == len(w)
+    assert build(tmp_path, f, metric="rtt_min", window_s=[1, 4]).value == min(w)
+
+
+def test_ping_cut_short_or_unanswered(tmp_path):
+    # Ctrl-C: the statistics are printed; the times are derived from them
+    f = QA / "ping_sigint.txt"
+    replies, (sent, received, _) = ping(f)
+    assert build(tmp_path, f, metric="loss").value == (sent - received) / sent
+    assert build(tmp_path, f, metric="rtt", window_s=[0, 1]).n_samples == len([x for x in replies if x[1] <= 5])
+    # SIGKILL: no statistics; -D gives the times, but no loss
+    f = QA / "ping_D_sigkill.txt"
+    replies, stats = ping(f)
+    assert stats is None
+    r = build(tmp_path, f, metric="rtt", window_s=[0, 1])
+    w = [x[2] for x in replies if x[0] - replies[0][0] <= 1]
+    assert r.value == pytest.approx(mean(w), rel=1e-12)
+    refused(tmp_path, f, ["no statistics line", "-c N"], metric="loss")
+    # Destination Host Unreachable: no RTT (said why), a loss of 1
+    f = QA / "ping_unreachable.txt"
+    replies, (sent, received, _) = ping(f)
+    assert replies == [] and received == 0
+    refused(tmp_path, f, ["nothing answered", f"{sent} sent, 0 received", 'metric = "loss"'], metric="rtt")
+    assert build(tmp_path, f, metric="loss").value == 1.0
+
+
+# --- an ss loop stamped with plain `date` ---------------------------------------------------
+
+def test_ss_loop_with_date_lines_is_told_how_to_stamp(tmp_path):
+    """`date` prints 'Fri Nov 27 03:43:57 UTC 2026', not a number: the samples have no times and
+    window_s was refused with 'window_s is in seconds and connection ...: the one that carried the
+    data' (the row's note, no next step). Now the message says how to stamp; following it (the
+    same file stamped '# <unix time>') gives the window."""
+    f = QA / "ss_date_lines.txt"
+    msg = refused(tmp_path, f, ["'window_s'", "no time stamps", "date +%s.%N", "remove window_s"], metric="cwnd",
+                  window_s=[1, 3])
+    assert "carried the data" not in msg
+    import datetime
+
+    def epoch(line):
+        return datetime.datetime.strptime(line, "%a %b %d %H:%M:%S UTC %Y").replace(
+            tzinfo=datetime.timezone.utc).timestamp()
+
+    text = f.read_text().splitlines()
+    stamped = "\n".join(f"# {epoch(x):.0f}" if re.match(r"^[A-Z][a-z]{2} [A-Z][a-z]{2} ", x) else x for x in text)
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "ss.txt").write_text(stamped + "\n")
+    r = build(tmp_path, tmp_path / "src" / "ss.txt", metric="cwnd", window_s=[1, 3])
+    first = epoch(next(x for x in text if x.startswith(("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"))))
+    cw, stamp, sock = [], None, None
+    for line in text:
+        if re.match(r"^[A-Z][a-z]{2} [A-Z][a-z]{2} ", line):
+            stamp = epoch(line) - first
+        elif line.startswith("ESTAB"):
+            sock = line.split()[3]
+        elif line.startswith("\t") and sock:
+            acked = int(re.search(r"bytes_acked:(\d+)", line)[1])
+            if acked > 10000 and 1 <= stamp <= 3:
+                cw.append(int(re.search(r"\bcwnd:(\d+)", line)[1]))
+    assert r.value == pytest.approx(mean(cw), rel=1e-12) and r.n_samples == len(cw)

@@ -481,8 +481,9 @@ def _ping(df: pd.DataFrame, entry: dict, shared: dict | None) -> Part:
             raise Fail("metric", "loss", "this ping has no statistics line (it was stopped before printing one), so "
                                          "its losses are not counted; let ping end by itself (-c N) or with Ctrl-C")
         tx, rx = float(summ["transmitted"]), float(summ.get("received", math.nan))
-        part = Part(float(summ["loss"]), 1, "ping", "", "", None, "statistics line", counts=(tx - rx, tx),
-                    stat="summary")
+        # from the counts, not the percentage ping rounds ("26.6667%" for 8 of 30)
+        value = (tx - rx) / tx if tx > 0 and math.isfinite(rx) else float(summ["loss"])
+        part = Part(value, 1, "ping", "", "", None, "statistics line", counts=(tx - rx, tx), stat="summary")
         if stat != "summary":
             part.window_from += " (whole run: ping counts losses over the whole run only)"
         return part
