@@ -144,6 +144,36 @@ client iperf3 -c $DST -p 5414 -t 4 > /dev/null 2>&1
 wait $SS
 stop_server
 
+# --- ss on the receiving host (its data socket sends nothing), and two data flows competing --
+server /dev/null iperf3 -s -1 -p 5415
+(for k in $(seq 1 12); do
+    echo "# $(date +%s.%N)"
+    ip netns exec $B ss -tin
+    sleep 0.4
+done) > "$OUT/ss_receiver_side.txt" 2>&1 &
+SS=$!
+sleep 0.5
+client iperf3 -c $DST -p 5415 -t 4 > /dev/null 2>&1
+wait $SS
+stop_server
+server /dev/null iperf3 -s -1 -p 5416
+ip netns exec $B iperf -s -p 5417 > /dev/null 2>&1 &
+IPERF2=$!
+sleep 0.3
+(for k in $(seq 1 12); do
+    echo "# $(date +%s.%N)"
+    ip netns exec $A ss -tin dst $DST
+    sleep 0.4
+done) > "$OUT/ss_two_data_flows.txt" 2>&1 &
+SS=$!
+sleep 0.5
+client iperf3 -c $DST -p 5416 -t 4 > /dev/null 2>&1 &
+client iperf -c $DST -p 5417 -t 4 > /dev/null 2>&1
+wait $SS
+sleep 1
+kill $IPERF2 2>/dev/null || true
+stop_server
+
 cat > "$OUT/README" <<EOF
 Recorded by scripts/record_qa_edge_cases.sh on $(date -u +%Y-%m-%dT%H:%M:%SZ)
 kernel: $(uname -r)

@@ -602,7 +602,7 @@ def test_ss_connections_of_comparable_size_are_listed(tmp_path):
     text = re.sub(r"bytes_acked:165\b", "bytes_acked:2000000", text)
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "ss.txt").write_text(text)
-    msg = refused(tmp_path, tmp_path / "src" / "ss.txt", ["'connection'", "2 connections", "bytes sent",
+    msg = refused(tmp_path, tmp_path / "src" / "ss.txt", ["'connection'", "2 connections", "bytes carried",
                                                           'connection = "ip:port"'], metric="cwnd")
     port = re.search(r"10\.77\.0\.1:(\d+) <->", msg)[1]
     r = build(tmp_path, tmp_path / "src" / "ss.txt", metric="cwnd", connection=f":{port}", window_s=[0, 10])

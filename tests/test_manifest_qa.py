@@ -283,21 +283,23 @@ def test_json_interval_ends_are_not_whole_seconds(tmp_path):
 
 def test_iperf3_udp_client_with_omit_gives_no_loss(tmp_path):
     """iperf3 3.12's UDP client with -O 2 prints a receiver line whose lost count holds the omitted
-    seconds' losses while its total does not (658/2589 = 25 %; the server counted 499/2626 = 19 %).
+    seconds' losses while its total does not (659/2590 = 25 %; the server counted 500/2627 = 19 %).
     That loss was given as measured. Now refused; the server's printout, which the message names,
     gives the right one."""
     c, s = QA / "iperf3_udp_O2_client.txt", QA / "iperf3_udp_O2_server.txt"
     crecv = next(r for r in lines(c) if r["role"] == "receiver")
     srows = lines(s)
     srecv = next(r for r in srows if r["role"] == "receiver")
-    omitted_lost = sum(r["lost"] for r in srows if r["omitted"])
-    assert crecv["lost"] == srecv["lost"] + omitted_lost  # the miscount, read off the two files
+    # the miscount, read off the two files: the client's lost count exceeds the server's, which
+    # counted every datagram, by about the omitted seconds' losses (two seconds at ~80 lost/s)
+    assert crecv["lost"] - srecv["lost"] > 100 and crecv["total"] <= srecv["total"]
     for stat in ("mean", "summary"):
         refused(tmp_path, c, ["-O", "omitted", "server's printout"], metric="loss", stat=stat)
     r = build(tmp_path, s, metric="loss", stat="summary")
     assert r.value == pytest.approx(srecv["lost"] / srecv["total"], rel=1e-12)
     r = build(tmp_path, s, metric="loss")
-    w = inside(intervals(srows), *window_of(r))
+    # iperf3 3.12 may print a zero-length '1.00-1.00 sec' line after the omitted seconds: no interval
+    w = [x for x in inside(intervals(srows), *window_of(r)) if x["t1"] - x["t0"] >= 0.5]
     assert r.value == pytest.approx(sum(x["lost"] for x in w) / sum(x["total"] for x in w), rel=1e-12)
     assert not any(x["omitted"] for x in w) and r.n_samples == len(w)
     # the client's receiver rate is right (the server's bytes over its time): still given
@@ -340,7 +342,7 @@ def test_iperf2_client_last_interval_runs_until_the_socket_drained(tmp_path):
         keys = {"side": "sender"} if metric == "goodput" else {}
         r = build(tmp_path, f, metric=metric, **keys)
         lo, hi = window_of(r)
-        assert hi <= 4.0 and "4-6.1534" in r.note
+        assert hi <= 4.0 and f"4-{last['t1']:g} s" in r.note
         assert r.value == pytest.approx(value(inside(regular, lo, hi)), rel=1e-12)
         r = build(tmp_path, f, metric=metric, window_s=[2, 7], **keys)
         assert r.n_samples == 4 and r.value == pytest.approx(value(inside(regular, 2, 7)), rel=1e-12)
@@ -464,3 +466,52 @@ def test_ss_loop_with_date_lines_is_told_how_to_stamp(tmp_path):
             if acked > 10000 and 1 <= stamp <= 3:
                 cw.append(int(re.search(r"\bcwnd:(\d+)", line)[1]))
     assert r.value == pytest.approx(mean(cw), rel=1e-12) and r.n_samples == len(cw)
+
+
+def ss_sockets(path: Path):
+    """(stamp, local, peer, cwnd, rtt [s], bytes_acked, bytes_received) per socket sample."""
+    out, stamp, sock = [], None, None
+    for line in path.read_text().splitlines():
+        if line.startswith("# "):
+            stamp = float(line[2:])
+        elif line.startswith("ESTAB"):
+            sock = tuple(line.split()[3:5])
+        elif line.startswith("\t") and sock:
+            def num(key):
+                m = re.search(rf"\b{key}:([\d.]+)", line)
+                return float(m[1]) if m else 0.0
+            out.append((stamp, *sock, num("cwnd"), num("rtt") * 1e-3, num("bytes_acked"), num("bytes_received")))
+            sock = None
+    return out
+
+
+def test_ss_on_the_receiving_host_gives_no_cwnd(tmp_path):
+    """ss -tin on the iperf3 server: the data socket received 2.4 MB and acknowledged none of its
+    own, so the control connection (4 bytes acked) was taken as 'the one that carried the data',
+    its cwnd 14 and handshake RTT given as the flow's. Now refused: take ss on the sender."""
+    f = QA / "ss_receiver_side.txt"
+    rows = ss_sockets(f)
+    data = max(rows, key=lambda r: r[6])
+    assert data[6] > 1e6 and data[5] == 0.0  # received megabytes, acknowledged nothing
+    for metric in ("cwnd", "rtt"):
+        refused(tmp_path, f, ["receiving end", "sending host"], metric=metric)
+
+
+def test_two_data_flows_are_not_taken_for_data_and_control(tmp_path):
+    """An iperf3 flow starved by an iperf 2 flow beside it (tens of KB against megabytes) is a flow:
+    it was dropped as if it were iperf3's control connection. Now the entry lists the three
+    connections; naming one gives its window."""
+    f = QA / "ss_two_data_flows.txt"
+    rows = ss_sockets(f)
+    carried = {}
+    for r in rows:
+        carried[(r[1], r[2])] = max(carried.get((r[1], r[2]), 0.0), r[5], r[6])
+    ranked = sorted(carried.values(), reverse=True)
+    assert len(ranked) == 3 and ranked[1] > 65536  # the second flow is no control connection
+    msg = refused(tmp_path, f, ["3 connections", "bytes carried", 'connection = "ip:port"'], metric="cwnd")
+    big = max(carried, key=carried.get)
+    port = big[1].rsplit(":", 1)[1]
+    assert f":{port}" in msg
+    r = build(tmp_path, f, metric="cwnd", connection=f":{port}", window_s=[0, 10])
+    mine = [x[3] for x in rows if (x[1], x[2]) == big]
+    assert r.value == pytest.approx(mean(mine), rel=1e-12) and r.n_samples == len(mine)

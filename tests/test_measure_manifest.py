@@ -400,7 +400,7 @@ def test_connection_picks_one_socket_of_an_ss_file(tmp_path, connection):
 
 @pytest.mark.parametrize("extra, words", [
     ('connection=":9999"\n', ["#1", "'connection'", "':9999'", "no sample",
-                                "10.99.1.1:47414 <-> 10.99.2.2:5201 (186 bytes sent)"]),
+                                "10.99.1.1:47414 <-> 10.99.2.2:5201 (186 bytes carried)"]),
     ('connection=":5201"\nstat="summary"\n', ["#1", "'connection'", "end-of-test line"]),
 ])
 def test_connection_that_matches_nothing_names_the_entry(tmp_path, extra, words):

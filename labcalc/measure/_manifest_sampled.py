@@ -24,12 +24,14 @@ import pandas as pd
 from ._common import numeric_column
 from ._manifest_window import Fail, Series, num_text
 
-__all__ = ["ping_series", "labtool_series", "sampled_series", "pick_connection", "DATA_SHARE"]
+__all__ = ["ping_series", "labtool_series", "sampled_series", "pick_connection", "DATA_SHARE", "CONTROL_BYTES"]
 
-#: The connection that carried the data is taken when it sent at least this many times
-#: the bytes of any other connection of the file (iperf3's control connection: a few
-#: hundred bytes beside megabytes).
+#: The connection that carried the data is taken when it carried at least this many times
+#: the bytes of any other connection of the file, and every other one carried at most
+#: CONTROL_BYTES (iperf3's control connection: a few hundred bytes beside megabytes; a
+#: second data flow starved to a tenth of the first is a flow, not a control channel).
 DATA_SHARE = 10.0
+CONTROL_BYTES = 65536
 
 
 def _with_chosen(s: Series, chosen: list) -> Series:
@@ -216,14 +218,34 @@ def _acked(df: pd.DataFrame, by: pd.Series) -> pd.Series:
     return pd.Series(out)
 
 
+_COUNTERS = ("bytes_acked", "bytes_sent", "bytes_received")
+
+
 def _carried(df: pd.DataFrame) -> pd.Series | None:
-    """Bytes each connection carried (its largest counter), or None when the file counts none."""
-    for col in ("bytes_acked", "bytes_sent", "bytes_received"):
-        if col in df.columns and df[col].notna().any():
-            return df.groupby(_ends(df))[col].max().fillna(0.0)
+    """Bytes each connection carried, either way (its largest counter), or None when the file
+    counts none. The receiving end of a transfer acknowledges nothing (no bytes_acked) but
+    counts bytes_received: its data connection must not rank below the control connection."""
+    cols = [c for c in _COUNTERS if c in df.columns and df[c].notna().any()]
+    if cols:
+        return df.groupby(_ends(df))[cols].max().max(axis=1).fillna(0.0)
     if df.attrs.get("format") == "tcp_probe" and "snd_una" in df.columns:
         return _acked(df, _ends(df))
     return None
+
+
+def _receiving_end(df: pd.DataFrame, fmt: str, metric: str) -> None:
+    """Refuse a window or RTT of an ss log taken where the data arrived: a receiving socket
+    sends no data, so its cwnd stays at its initial value and its rtt is the handshake's."""
+    if fmt != "ss" or metric not in ("cwnd", "rtt", "rtt_min"):
+        return
+    got = df["bytes_received"].max() if "bytes_received" in df.columns else np.nan
+    sent = max((df[c].max() for c in ("bytes_acked", "bytes_sent") if c in df.columns and df[c].notna().any()),
+               default=0.0)
+    if np.isfinite(got) and got > CONTROL_BYTES and sent * DATA_SHARE < got:
+        raise Fail("file", "(ss)", f"this ss log shows the receiving end of its connection ({num_text(got)} bytes "
+                                   f"received, {num_text(sent)} sent): the {metric} there is the receiver's own, "
+                                   "not the flow's; run the ss loop on the sending host (the iperf client, or the "
+                                   "server with -R)")
 
 
 def _listing(df: pd.DataFrame) -> str:
@@ -232,7 +254,7 @@ def _listing(df: pd.DataFrame) -> str:
     carried = _carried(df)
     parts = []
     for key in list(dict.fromkeys(keys))[:8]:
-        extra = f" ({num_text(carried[key])} bytes sent)" if carried is not None else ""
+        extra = f" ({num_text(carried[key])} bytes carried)" if carried is not None else ""
         parts.append(f"{key}{extra}")
     more = keys.nunique() - len(parts)
     return ", ".join(parts) + (f" and {more} more" if more > 0 else "")
@@ -246,7 +268,7 @@ def _one_connection(df: pd.DataFrame, fmt: str) -> tuple[pd.DataFrame, list, lis
     if carried is not None:
         ranked = carried.sort_values(ascending=False)
         top, second = float(ranked.iloc[0]), float(ranked.iloc[1])
-        if top > 0 and top >= DATA_SHARE * second:
+        if top > 0 and top >= DATA_SHARE * second and second <= CONTROL_BYTES:
             key = ranked.index[0]
             out = df[keys == key]
             out.attrs.update(df.attrs)
@@ -326,6 +348,7 @@ def sampled_series(df: pd.DataFrame, entry: dict, fmt: str) -> Series:
             chosen += keys
         df, more = _data_direction(df)
         notes += more
+        _receiving_end(df, fmt, metric)
     elif "connection" in entry:
         df = pick_connection(df, entry["connection"])
     if fmt == "tc_qdisc" and {"kind", "handle", "dev", "parent"} <= set(df.columns):
