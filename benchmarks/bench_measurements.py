@@ -10,6 +10,10 @@ warm-up build of a small manifest (imports excluded). Prints a table; never fail
 missed target. The column "of which reading" times the readers alone on the same files,
 to show how much of a build is the reader's and how much the manifest's own work.
 
+Also a tidy measurement CSV with a very wide header read by ``load_measurements`` (10,000 to
+90,000 columns): its repeated header names were counted once per column (30,000 columns:
+18 s); the time per column must stay flat as the header grows.
+
 Run: ``.venv/bin/python benchmarks/bench_measurements.py [--lines N] [--probe-lines N]``
 """
 
@@ -108,7 +112,26 @@ def main(argv=None) -> int:
     for name, n, seconds, reading, target in rows:
         print(f"{name:<40} {n:>5} {seconds:>10.2f} {reading:>21.2f} {target:>11.1f} "
               f"{'ok' if seconds <= target else 'SLOW':>5}")
+    wide_header_table()
     return 0
+
+
+def wide_header_table() -> None:
+    """load_measurements on a tidy CSV whose header has many extra columns: linear, not quadratic."""
+    from labcalc.compare import load_measurements
+
+    print(f"\n{'tidy CSV with a wide header':<40} {'columns':>8} {'time [s]':>9} {'us per column':>14}")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "wide.csv")
+        for n in (10_000, 30_000, 90_000):
+            with open(path, "w") as fh:
+                fh.write(",".join(["question", "scenario", "flow", "metric", "value", "unit"]
+                                  + [f"c{i}" for i in range(n)]) + "\n")
+                fh.write("Q1,A,f,goodput,1,bit/s" + "," * n + "\n")
+            t = time.perf_counter()
+            load_measurements(path)
+            dt = time.perf_counter() - t
+            print(f"{'load_measurements':<40} {n:>8,} {dt:>9.2f} {dt / n * 1e6:>14.1f}")
 
 
 if __name__ == "__main__":

@@ -128,6 +128,7 @@ def _read_rows(source, name: str):
     the header's is an error naming its line. Blank lines are skipped but counted, so the
     row numbers are the file's line numbers.
     """
+    import collections
     import csv
     import io
 
@@ -175,7 +176,9 @@ def _read_rows(source, name: str):
                 continue
             if header is None:
                 header = [f.strip().lower() for f in fields]
-                repeated = sorted({h for h in header if h and header.count(h) > 1})
+                # counted in one pass: header.count per column was quadratic (30,000 columns: 18 s)
+                counts = collections.Counter(header)
+                repeated = sorted(h for h, n in counts.items() if h and n > 1)
                 if repeated:
                     raise MeasurementError(f"{name}, row {start}: column {repeated[0]!r} appears twice in the header "
                                            f"(column names are read without case and spaces)")
