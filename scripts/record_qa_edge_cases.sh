@@ -180,6 +180,24 @@ kernel: $(uname -r)
 topology: $A ($SRC) -- $B ($DST), one veth pair; each side shaped by htb rate $RATE
   with a pfifo leaf of $QLEN packets (no netem: delays grow from queueing only)
 $(iperf3 -v | head -1); $(iperf -v 2>&1 | head -1); $(ping -V | head -1)
-The script's comments say how each file was made; one test per file.
+One test per file; the script's comments say why each was made.
+Files (client in qa_rec_a, server in qa_rec_b unless said otherwise):
+iperf3_tcp_fK_{client,server}.txt   iperf3 -c -t 4 -f K / iperf3 -s -1 -f K (rates in KBytes/sec)
+iperf3_udp_fk_i05_{client,server}.txt   iperf3 -u -b 6M -t 4 -f k -i 0.5 / -s -1 -f k -i 0.5
+iperf2_udp_fK_{client,server}.txt   iperf -u -b 6M -t 4 -i 1 -f K / iperf -s -u -i 1 -f K
+iperf2_udp_P3_{client,server}.txt   iperf -u -b 2M -P 3 -t 4 -i 1 / iperf -s -u -i 1 ([SUM] lines without jitter)
+iperf2_tcp_e_i05_client.txt   iperf -t 4 -i 0.5 -e (last interval 4.0-6.x s while the socket drains)
+iperf3_udp_O2_{client,server}.{txt,json}   iperf3 -u -b 6M -t 5 -O 2 [-J] / iperf3 -s -1 [-J]
+iperf3_tcp_P3_client.{txt,json}   iperf3 -t 4 -P 3 [-J]
+iperf3_tcp_R_P3_gso_client.txt   iperf3 -t 4 -P 3 -R --get-server-output
+iperf3_udp_P2_server.json   iperf3 -s -1 -J, client iperf3 -u -b 3M -P 2 -t 5
+ping_i02_own_queue_full.txt, ping_D_i02_own_queue_full.txt   ping [-D] -i 0.2 -c 30 while the same host
+  sends iperf3 -u -b 6M from 1 s to 4 s (its own queue full: sends fail, ping waits)
+ping_i02_replies_lost.txt   ping -i 0.2 -c 30 while the far host sends UDP at 8M to it (-R): replies dropped
+ping_unreachable.txt   ping -c 5 -i 0.5 to an address nobody holds (Destination Host Unreachable)
+ping_sigint.txt, ping_D_sigkill.txt   ping -i 0.2 stopped by SIGINT after 2.1 s; ping -D -i 0.2 by SIGKILL after 1.5 s
+ss_date_lines.txt   while: date; ss -tin dst SERVER; sleep 0.4 (client side, during iperf3 -t 4)
+ss_receiver_side.txt   while: echo "# \$(date +%s.%N)"; ss -tin; sleep 0.4 on the server host during iperf3 -t 4
+ss_two_data_flows.txt   the same on the client host during iperf3 -t 4 and iperf -t 4 at once
 EOF
 ls -l "$OUT"
