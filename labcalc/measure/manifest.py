@@ -60,7 +60,10 @@ Every key of a ``[[measurement]]`` table:
     most 64 KiB (iperf3's control connection beside its data connection), says so in the
     row, and otherwise refuses with the list of connections (addresses, ports, bytes
     carried). An ss log taken on the receiving host (its connection received the data and
-    sent none) gives no cwnd or rtt: those are the sender's.
+    sent none) gives no cwnd or rtt: those are the sender's. In an iperf printout of
+    several streams (``-P``) rates and losses come from the ``[SUM]`` lines (or the
+    streams' lost/total added up), while a cwnd or RTT needs the stream named: left out,
+    the entry is refused with each stream's ``connection`` value.
 ``qdisc``
     One qdisc of a ``tc -s qdisc`` log holding several per sample (an htb root and its
     pfifo leaf): its kind (``"pfifo"``), handle (``"10:"``), ``"root"`` or
