@@ -206,8 +206,9 @@ def _iperf2_tests(df: pd.DataFrame, figures: list) -> int:
     Per stream ID, its whole-test lines (the printing end's, not the receiver's reports a
     client prints) or, without them, its lines that start at 0 (without ``-i`` a stream's
     only line is its whole-test line): more than one is a second test under the same ID.
-    Parallel streams come with a ``[SUM]``; several streams without one are connections
-    run one after the other (a server log), each a test.
+    Parallel streams come with a ``[SUM]`` (in text) and their lines interleave (also in
+    the CSV of ``-y C``, which prints no ``[SUM]``); several streams whose lines follow one
+    another are connections run one after the other (a server log), each a test.
     """
     if df.attrs.get("side") not in ("client", "server") or _both_directions(df):
         return 1  # -d / -r / --full-duplex: both directions (refused for rates on their own)
@@ -222,9 +223,20 @@ def _iperf2_tests(df: pd.DataFrame, figures: list) -> int:
             per.setdefault(stream, int(n))
     if not per:
         return 1
-    if "SUM" in per:
+    if "SUM" in per or _interleaved(df):
         return max(per.values())
     return max(len(per), max(per.values()))
+
+
+def _interleaved(df: pd.DataFrame) -> bool:
+    """Whether the streams of a printout ran at the same time: each one's lines begin before
+    the lines of the one before it end (-P), rather than after them (one test after another)."""
+    if "stream" not in df.columns:
+        return False
+    ids = df["stream"].astype(str).to_numpy()
+    spans = sorted((int(np.flatnonzero(ids == k)[0]), int(np.flatnonzero(ids == k)[-1]))
+                   for k in dict.fromkeys(ids) if k != "SUM")
+    return len(spans) > 1 and all(b[0] < a[1] for a, b in zip(spans, spans[1:]))
 
 
 def _has(figures: list, end: str, metric: str) -> bool:
@@ -359,8 +371,8 @@ def _one_level(df: pd.DataFrame, metric: str, col: str, fmt: str, entry: dict) -
     if "stream" not in df.columns:
         return df
     is_sum = (df["stream"].astype(str) == "SUM").to_numpy()
-    if metric in ("goodput", "offered_rate") and is_sum.any():
-        return df[is_sum]
+    if metric in ("goodput", "offered_rate"):
+        return df[is_sum] if is_sum.any() else df  # the streams' rates are added up per interval
     if metric == "loss":
         if is_sum.any() and _filled(df[is_sum], "lost_packets"):
             return df[is_sum]
