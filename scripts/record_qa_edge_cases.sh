@@ -79,6 +79,10 @@ stop_server
 server "$OUT/iperf2_udp_P3_server.txt" iperf -s -u -p 5404 -i 1
 client iperf -c $DST -u -p 5404 -b 2M -P 3 -t 4 -i 1 > "$OUT/iperf2_udp_P3_client.txt" 2>&1
 stop_server
+# --- iperf 2 -P 3 UDP in CSV (-y C): no [SUM] rows, the streams' rows interleave ------------
+server "$OUT/iperf2_udp_P3_yC_server.csv" iperf -s -u -p 5418 -i 1 -y C
+client iperf -c $DST -u -p 5418 -b 2M -P 3 -t 4 -i 1 -y C > "$OUT/iperf2_udp_P3_yC_client.csv" 2>&1
+stop_server
 # --- iperf 2 -e TCP client, -i 0.5: its last interval runs until the socket drained ---------
 server /dev/null iperf -s -p 5405 -i 0.5 -e
 client iperf -c $DST -p 5405 -t 4 -i 0.5 -e > "$OUT/iperf2_tcp_e_i05_client.txt" 2>&1
@@ -186,6 +190,7 @@ iperf3_tcp_fK_{client,server}.txt   iperf3 -c -t 4 -f K / iperf3 -s -1 -f K (rat
 iperf3_udp_fk_i05_{client,server}.txt   iperf3 -u -b 6M -t 4 -f k -i 0.5 / -s -1 -f k -i 0.5
 iperf2_udp_fK_{client,server}.txt   iperf -u -b 6M -t 4 -i 1 -f K / iperf -s -u -i 1 -f K
 iperf2_udp_P3_{client,server}.txt   iperf -u -b 2M -P 3 -t 4 -i 1 / iperf -s -u -i 1 ([SUM] lines without jitter)
+iperf2_udp_P3_yC_{client,server}.csv   the same with -y C (CSV: no [SUM] rows)
 iperf2_tcp_e_i05_client.txt   iperf -t 4 -i 0.5 -e (last interval 4.0-6.x s while the socket drains)
 iperf3_udp_O2_{client,server}.{txt,json}   iperf3 -u -b 6M -t 5 -O 2 [-J] / iperf3 -s -1 [-J]
 iperf3_tcp_P3_client.{txt,json}   iperf3 -t 4 -P 3 [-J]

@@ -24,14 +24,19 @@ import pandas as pd
 from ._common import numeric_column
 from ._manifest_window import Fail, Series, num_text
 
-__all__ = ["ping_series", "labtool_series", "sampled_series", "pick_connection", "DATA_SHARE", "CONTROL_BYTES"]
+__all__ = ["ping_series", "labtool_series", "sampled_series", "pick_connection", "DATA_SHARE", "BUSY_SEND_Q_BYTES"]
 
 #: The connection that carried the data is taken when it carried at least this many times
-#: the bytes of any other connection of the file, and every other one carried at most
-#: CONTROL_BYTES (iperf3's control connection: a few hundred bytes beside megabytes; a
-#: second data flow starved to a tenth of the first is a flow, not a control channel).
+#: the bytes of any other connection of the file (iperf3's control connection: a few
+#: hundred bytes beside megabytes), and no other one ever had data waiting to be sent.
 DATA_SHARE = 10.0
-CONTROL_BYTES = 65536
+#: An ss socket whose Send-Q ever held more than this [bytes] is a bulk sender: a second
+#: data flow starved to a tenth of the first (59 KB beside 2.4 MB) is a flow, not a control
+#: channel (whose Send-Q stays at 0 or 1 byte).
+BUSY_SEND_Q_BYTES = 4096
+#: A socket that received more than this [bytes] while sending under a tenth of it is the
+#: receiving end of a transfer.
+RECEIVED_BYTES = 65536
 
 
 def _with_chosen(s: Series, chosen: list) -> Series:
@@ -241,7 +246,7 @@ def _receiving_end(df: pd.DataFrame, fmt: str, metric: str) -> None:
     got = df["bytes_received"].max() if "bytes_received" in df.columns else np.nan
     sent = max((df[c].max() for c in ("bytes_acked", "bytes_sent") if c in df.columns and df[c].notna().any()),
                default=0.0)
-    if np.isfinite(got) and got > CONTROL_BYTES and sent * DATA_SHARE < got:
+    if np.isfinite(got) and got > RECEIVED_BYTES and sent * DATA_SHARE < got:
         raise Fail("file", "(ss)", f"this ss log shows the receiving end of its connection ({num_text(got)} bytes "
                                    f"received, {num_text(sent)} sent): the {metric} there is the receiver's own, "
                                    "not the flow's; run the ss loop on the sending host (the iperf client, or the "
@@ -268,7 +273,10 @@ def _one_connection(df: pd.DataFrame, fmt: str) -> tuple[pd.DataFrame, list, lis
     if carried is not None:
         ranked = carried.sort_values(ascending=False)
         top, second = float(ranked.iloc[0]), float(ranked.iloc[1])
-        if top > 0 and top >= DATA_SHARE * second and second <= CONTROL_BYTES:
+        busy = 0
+        if "send_q_bytes" in df.columns and df["send_q_bytes"].notna().any():
+            busy = int((df.groupby(keys)["send_q_bytes"].max().fillna(0.0) > BUSY_SEND_Q_BYTES).sum())
+        if top > 0 and top >= DATA_SHARE * second and busy <= 1:
             key = ranked.index[0]
             out = df[keys == key]
             out.attrs.update(df.attrs)

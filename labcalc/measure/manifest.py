@@ -56,9 +56,10 @@ Every key of a ``[[measurement]]`` table:
     One connection of a file holding several (ss, tcp_probe, the streams of an iperf
     printout): ``"ip:port"``, ``":port"`` or ``"ip"``, matched against either end. Left
     out on an ss or tcp_probe log of several connections, labcalc takes the one that
-    carried the data when every other one carried less than a tenth of its bytes and at
-    most 64 KiB (iperf3's control connection beside its data connection), says so in the
-    row, and otherwise refuses with the list of connections (addresses, ports, bytes
+    carried the data when every other one carried less than a tenth of its bytes and, in
+    ss, never had data waiting to be sent (iperf3's control connection beside its data
+    connection; a second flow starved to a tenth is still a flow), says so in the row, and
+    otherwise refuses with the list of connections (addresses, ports, bytes
     carried). An ss log taken on the receiving host (its connection received the data and
     sent none) gives no cwnd or rtt: those are the sender's. In an iperf printout of
     several streams (``-P``) rates and losses come from the ``[SUM]`` lines (or the
