@@ -1,12 +1,13 @@
 """A longer fuzzing campaign than `make test` can afford, with fresh random examples.
 
 `make test` runs the property suites (tests/test_fuzz_readers.py, tests/test_fuzz_inputs.py,
-tests/test_fuzz_units.py, tests/test_fuzz_manifest.py, tests/test_fuzz_answer_sheets.py,
-tests/test_fuzz_lms.py) derandomized, a few hundred examples per target, so that every
-run checks the same cases in a few seconds. Before a release, or after changing a reader
-or the grammar, run this script: it runs the same properties with N random examples each
-(new ones every time, no example database) and prints one line per target. A failure
-prints the exception and the example; turn it into a test of its own before fixing it.
+tests/test_fuzz_units.py, tests/test_fuzz_manifest.py, tests/test_fuzz_manifest_files.py,
+tests/test_fuzz_answer_sheets.py, tests/test_fuzz_lms.py) derandomized, a few hundred
+examples per target, so that every run checks the same cases in a few seconds. Before a
+release, or after changing a reader or the grammar, run this script: it runs the same
+properties with N random examples each (new ones every time, no example database) and
+prints one line per target. A failure prints the exception and the example; turn it into a
+test of its own before fixing it.
 
 Run from the repository root::
 
@@ -29,7 +30,8 @@ separator) for their readers (tests/test_measure_ping_windows.py,
 tests/test_measure_wireshark.py).
 Manifest: hostile manifests (names with NUL or newlines, 5,000-character names, symlink
 loops, files outside the folder, the same file twice, huge windows, losses combined) and
-any file content under every format (tests/test_fuzz_manifest.py).
+any file content under every format (tests/test_fuzz_manifest.py); manifests of one to four
+entries over mutated real recordings (tests/test_fuzz_manifest_files.py).
 Sim (needs ns-3): ``labcalc.sim.simulate`` with values around and beyond ns-3's limits,
 through the worker process: a ValueError or a finished run, never an abort or a hang
 (``--only sim -n 3000`` takes a minute or two: the valid examples run short simulations).
@@ -143,7 +145,7 @@ def main(argv=None) -> int:
     if args.only in (None, "inputs"):
         failures += fuzz_inputs(args.n)
     if args.only in (None, "manifest"):
-        failures += fuzz_inputs(args.n, ("tests.test_fuzz_manifest",))
+        failures += fuzz_inputs(args.n, ("tests.test_fuzz_manifest", "tests.test_fuzz_manifest_files"))
     if args.only in (None, "sim"):
         failures += fuzz_sim(args.n)
     print(f"{failures} failing target(s)" if failures else "no failure")
