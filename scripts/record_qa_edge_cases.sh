@@ -135,6 +135,20 @@ client ping -c 5 -i 0.5 10.79.0.9 > "$OUT/ping_unreachable.txt" 2>&1 || true
 timeout -s INT 2.1 ip netns exec $A ping -i 0.2 $DST > "$OUT/ping_sigint.txt" 2>&1 || true
 timeout -s KILL 1.5 ip netns exec $A ping -D -i 0.2 $DST > "$OUT/ping_D_sigkill.txt" 2>&1 || true
 
+# --- ping -D behind a deep queue on the far host (replies 0.3 s late, the last one too) -----
+# B's class slowed to 2 Mbit/s with a 300-packet pfifo while B sends UDP at 3M to A (-R)
+ip netns exec $B tc class change dev qarec1 parent 1: classid 1:10 htb rate 2mbit ceil 2mbit
+ip netns exec $B tc qdisc change dev qarec1 parent 1:10 handle 10: pfifo limit 300
+server /dev/null iperf3 -s -1 -p 5419
+(sleep 0.5; ip netns exec $A iperf3 -c $DST -p 5419 -u -b 3M -t 8 -R > /dev/null 2>&1) &
+LOAD=$!
+sleep 1.5
+client ping -D -c 10 -i 0.5 $DST > "$OUT/ping_D_i05_late_replies.txt" 2>&1
+wait $LOAD
+stop_server
+ip netns exec $B tc class change dev qarec1 parent 1: classid 1:10 htb rate $RATE ceil $RATE
+ip netns exec $B tc qdisc change dev qarec1 parent 1:10 handle 10: pfifo limit $QLEN
+
 # --- an ss loop stamped with plain `date` (one-second resolution, not a number) --------------
 server /dev/null iperf3 -s -1 -p 5414
 (for k in $(seq 1 12); do
@@ -199,6 +213,8 @@ iperf3_udp_P2_server.json   iperf3 -s -1 -J, client iperf3 -u -b 3M -P 2 -t 5
 ping_i02_own_queue_full.txt, ping_D_i02_own_queue_full.txt   ping [-D] -i 0.2 -c 30 while the same host
   sends iperf3 -u -b 6M from 1 s to 4 s (its own queue full: sends fail, ping waits)
 ping_i02_replies_lost.txt   ping -i 0.2 -c 30 while the far host sends UDP at 8M to it (-R): replies dropped
+ping_D_i05_late_replies.txt   ping -D -c 10 -i 0.5 while the far host's 2 Mbit/s queue of 300 packets holds
+  its UDP to it (-R 3M): every reply about 0.3 s late, the last one too
 ping_unreachable.txt   ping -c 5 -i 0.5 to an address nobody holds (Destination Host Unreachable)
 ping_sigint.txt, ping_D_sigkill.txt   ping -i 0.2 stopped by SIGINT after 2.1 s; ping -D -i 0.2 by SIGKILL after 1.5 s
 ss_date_lines.txt   while: date; ss -tin dst SERVER; sleep 0.4 (client side, during iperf3 -t 4)

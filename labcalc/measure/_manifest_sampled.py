@@ -5,7 +5,8 @@ Part of :mod:`labcalc.measure.manifest`. Each function returns a
 :class:`~labcalc.measure._manifest_window.Fail` with what the file lacks:
 
 - ping: times from ``-D``; without them derived from the statistics line (the interval is
-  the run's time less the last reply's RTT over the pings sent minus one, and a reply
+  the statistics' time (first ping sent to last sent) over the pings sent minus one, when
+  that is a ping interval (evenly spaced pings), and a reply
   comes back at its send time plus its RTT), else icmp_seq numbers, said so in the row;
 - the lab's udpclient / udpserver / tcpclient: one interval per printed line; the
   server's running totals become lost/total per interval;
@@ -59,9 +60,10 @@ def ping_times(df: pd.DataFrame) -> tuple[np.ndarray | None, str]:
         return None, "no times: ping without -D, and no statistics line to derive them from"
     if tx < 2 or len(seq) < 2 or np.any(np.diff(seq) <= 0):
         return None, "no times: ping without -D, and its icmp_seq numbers do not count up once"
-    # iputils numbers its pings from 1: the last one sent is number `tx`
-    answered_last = seq.max() >= tx and np.isfinite(rtt[int(np.argmax(seq))])
-    interval = (time_s - (rtt[int(np.argmax(seq))] if answered_last else 0.0)) / (tx - 1)
+    # iputils' statistics time runs from the first ping sent to the last one sent (not to the
+    # last reply: 10 pings at -i 0.5 whose replies took 281 ms print "time 4503ms"), so the
+    # pings sent minus one share it
+    interval = time_s / (tx - 1)
     if not interval > 0:
         return None, "no times: ping without -D, and its statistics time is too short to derive the interval"
     if not _even(interval):
@@ -69,9 +71,8 @@ def ping_times(df: pd.DataFrame) -> tuple[np.ndarray | None, str]:
                       f"{num_text(round(time_s * 1e3, 3))} ms, {num_text(round(interval * 1e3, 1))} ms apart on "
                       "average: no ping interval; ping waits when a send fails on a full queue of its own host)")
     times = (seq - seq[0]) * interval + np.nan_to_num(rtt, nan=0.0) - (0.0 if not np.isfinite(rtt[0]) else rtt[0])
-    less = "less the last reply's RTT" if answered_last else "the last ping got no reply: a little long"
     how = (f"times derived: icmp_seq x {num_text(round(interval * 1e3, 3))} ms (the interval: {int(tx)} pings in "
-           f"{num_text(round(time_s * 1e3, 3))} ms, {less}), plus each reply's RTT")
+           f"{num_text(round(time_s * 1e3, 3))} ms from the first sent to the last), plus each reply's RTT")
     return times, how
 
 

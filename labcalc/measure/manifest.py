@@ -608,9 +608,11 @@ def build_manifest(path, allow_outside: bool = False) -> pd.DataFrame:
     output that ``--get-server-output`` appends; ``stat = "summary"`` takes the receiver's
     end-of-test line from either printout); ``offered_rate`` the sender's; ``loss`` over a
     window is sum(lost) / sum(total). A ping without ``-D`` gets times from its statistics
-    line: the interval between pings is the run's time less the last reply's RTT over the
-    pings sent minus one, and a reply arrives at its ping's send time plus its RTT,
-    counted from the first reply (as ``-D`` does).
+    line: the interval between pings is its time (from the first ping sent to the last one
+    sent; ping's last reply is not in it) over the pings sent minus one, and a reply
+    arrives at its ping's send time plus its RTT, counted from the first reply (as ``-D``
+    does). When that interval is no ping interval (``-i`` plus a few ms: the pings were
+    slowed down by failed sends), no times are derived.
 
     Examples
     --------
