@@ -577,3 +577,23 @@ def test_ping_statistics_time_ends_at_the_last_ping_sent(tmp_path):
     w = [x[2] for x in stamped if 1.2 <= x[0] - stamped[0][0] <= 3.8]
     assert r.value == pytest.approx(mean(w), rel=1e-12) and r.n_samples == len(w) == 5
     assert f"{sent} pings in {round(total_s * 1e3)} ms from the first sent to the last" in r.note
+
+
+# --- other people's files (../shared/real-world-samples, read in place when present) ----------
+
+SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "real-world-samples"
+
+
+@pytest.mark.skipif(not SAMPLES.is_dir(), reason=f"real-world samples not found at {SAMPLES}")
+def test_real_pings_get_their_interval_from_the_statistics(tmp_path):
+    """thomascastroneto/lab2-ces35 rtts_part2.txt (github, fb637aefd85b): 10 pings, replies 0.6 s late,
+    'time 9009ms': 1001 ms a ping (the old derivation said 930)."""
+    f = SAMPLES / "thomascastroneto__lab2-ces35" / "rtts_part2.txt"
+    replies, (sent, received, total_s) = ping(f)
+    assert (sent, received) == (10, 10) and min(x[2] for x in replies) > 0.5
+    spacing = total_s / (sent - 1)
+    assert spacing == pytest.approx(1.001, abs=1e-9)
+    times = [(s - 1) * spacing + rtt - replies[0][2] for _, s, rtt in replies]
+    r = build(tmp_path, f, metric="rtt", window_s=[2.5, 6.5])
+    w = [x[2] for x, t in zip(replies, times) if 2.5 <= t <= 6.5]
+    assert r.value == pytest.approx(mean(w), rel=1e-12) and r.n_samples == len(w) == 4
