@@ -597,3 +597,18 @@ def test_real_pings_get_their_interval_from_the_statistics(tmp_path):
     r = build(tmp_path, f, metric="rtt", window_s=[2.5, 6.5])
     w = [x[2] for x, t in zip(replies, times) if 2.5 <= t <= 6.5]
     assert r.value == pytest.approx(mean(w), rel=1e-12) and r.n_samples == len(w) == 4
+
+
+def test_window_cell_is_start_dash_end_without_exponents(tmp_path):
+    """The window_s cell of an iperf3 -J window was '4.3e-05-6.007656' (bounds printed with repr):
+    no grader can split that at its dash. Bounds labcalc finds are shown to the millisecond,
+    widened to keep the same intervals; a manifest's own are kept exactly, written plainly."""
+    f = QA / "iperf3_udp_P2_server.json"
+    doc = json.loads(f.read_text())
+    first = doc["intervals"][0]["sum"]
+    r = build(tmp_path, f, metric="goodput")
+    assert "e" not in r.window_s and r.window_s.count("-") == 1
+    lo, hi = window_of(r)
+    assert lo <= first["start"] and lo == int(first["start"] * 1000) / 1000
+    r = build(tmp_path, f, metric="goodput", window_s=[0.00001, 4])
+    assert r.window_s == "0.00001-4"
