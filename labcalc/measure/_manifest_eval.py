@@ -637,13 +637,14 @@ def window_text(part: Part) -> str:
     w = part.window
     if w is None or w.kind in ("seq", "sample") or not (math.isfinite(w.lo) and math.isfinite(w.hi)):
         return ""
-    if w.how != "manifest":
-        # bounds found by labcalc (instants, or iperf3 -J interval ends such as 4.3e-05 and
-        # 6.007656): shown to the millisecond, widened so that the text keeps the same samples
-        # inside, and never with an exponent ("4.3e-05-6.007656" cannot be split at its dash)
-        # (rounded to a nanosecond first: 4.07 * 1e3 is 4070.0000000000005, not above 4070)
+    if w.kind == "s" and w.how != "manifest":
+        # instants found by labcalc: shown to the millisecond, widened so that the text keeps
+        # the same samples inside (rounded to a nanosecond first: 4.07 * 1e3 is
+        # 4070.0000000000005, not above 4070)
         return (f"{_plain(math.floor(round(w.lo * 1e3, 6)) / 1e3)}-"
                 f"{_plain(math.ceil(round(w.hi * 1e3, 6)) / 1e3)}")
+    # interval bounds as the file gives them, never with an exponent: an iperf3 -J window
+    # starting at 4.3e-05 s was written "4.3e-05-6.007656", which cannot be split at its dash
     return f"{_plain(w.lo)}-{_plain(w.hi)}"
 
 
