@@ -615,3 +615,61 @@ def test_window_cell_is_start_dash_end_without_exponents(tmp_path):
     assert lo == kept[0]["start"] and hi == max(x["end"] for x in kept)
     r = build(tmp_path, f, metric="goodput", window_s=[0.00001, 4])
     assert r.window_s == "0.00001-4"
+
+
+# --- end-of-test lines whose rate is unknown ------------------------------------------------------
+
+def test_an_end_of_test_line_without_a_rate_gives_no_goodput(tmp_path):
+    """iperf 3.7's UDP server JSON writes end.sum with 0 bytes at 0 bit/s beside 103,586 datagrams
+    (nguyenvantin971996/SDNLoadBalancer, read below when ../qa-samples is present): the goodput
+    came out as 0 bit/s. An old iperf3 client printed '0.00-30.01 sec 49.2 MBytes 1 Mbits/sec
+    sender' (13.75 Mbit/s by its bytes): given as 1 Mbit/s. Both shapes made here from this run's
+    own files; the rate is refused with the intervals as next step, the lost/total still count."""
+    src = json.loads((QA / "iperf3_udp_P2_server.json").read_text())
+    sr = src["end"]["sum_received"]
+    for key in ("sum_received", "sum"):
+        doc = json.loads(json.dumps(src))
+        doc["end"].pop("sum_received")
+        doc["end"].pop("sum_sent", None)
+        doc["end"][key] = dict(sr, bytes=0, bits_per_second=0)
+        (tmp_path / "src").mkdir(exist_ok=True)
+        (tmp_path / "src" / "s.json").write_text(json.dumps(doc))
+        f = tmp_path / "src" / "s.json"
+        refused(tmp_path, f, ["gives no rate", "0 bytes at 0 bit/s", 'stat = "mean"'],
+                metric="goodput", stat="summary")
+        r = build(tmp_path, f, metric="loss", stat="summary")
+        assert r.value == pytest.approx(sr["lost_packets"] / sr["packets"], rel=1e-12)
+        r = build(tmp_path, f, metric="goodput", window_s=[0, 5])  # the next step: the intervals
+        sums = [iv["sum"] for iv in doc["intervals"] if iv["sum"]["end"] - iv["sum"]["start"] > 0.5]
+        assert r.value == pytest.approx(mean(x["bits_per_second"] for x in sums), rel=1e-12)
+    text = (QA / "iperf3_tcp_fK_client.txt").read_text()
+    sender = next(x for x in lines(QA / "iperf3_tcp_fK_client.txt") if x["role"] == "sender")
+    bad = re.sub(r"(\d+(?:\.\d+)?) KBytes/sec(\s+\d+\s+sender)", r"1 Mbits/sec\2", text)
+    assert bad != text
+    (tmp_path / "src" / "c.txt").write_text(bad)
+    refused(tmp_path, tmp_path / "src" / "c.txt", ["gives no rate", "1e+06 bit/s printed"], metric="goodput",
+            stat="summary", side="sender")
+    r = build(tmp_path, tmp_path / "src" / "c.txt", metric="goodput", side="sender", window_s=[0, 4])
+    assert r.value == pytest.approx(mean(x["rate"] for x in intervals(lines(QA / "iperf3_tcp_fK_client.txt"))))
+    assert sender["rate"] > 2e6  # the true line was far from 1 Mbit/s
+
+
+QA_SAMPLES = next((p for p in (Path(__file__).resolve().parents[2] / "qa-samples",
+                               Path(__file__).resolve().parents[3] / "qa-samples") if p.is_dir()),
+                  Path(__file__).resolve().parents[2] / "qa-samples")
+
+
+@pytest.mark.skipif(not QA_SAMPLES.is_dir(), reason=f"real files not found at {QA_SAMPLES}")
+def test_real_end_of_test_lines_without_a_rate(tmp_path):
+    """nguyenvantin971996/SDNLoadBalancer Throughput_loss_jitter/receiver_bandwidth.json (5bcc466a0f88,
+    iperf 3.7, UDP server, -P 10) and marcos-j-ferreira/gr-fico-iperf3- iperf3.txt (001a41ba80d8)."""
+    f = QA_SAMPLES / "nguyenvantin971996__SDNLoadBalancer" / "Throughput_loss_jitter" / "receiver_bandwidth.json"
+    doc = json.loads(f.read_text())
+    s = doc["end"]["sum"]
+    assert s["bytes"] == 0 and s["bits_per_second"] == 0 and s["packets"] > 100000
+    refused(tmp_path, f, ["gives no rate"], metric="goodput", stat="summary")
+    assert build(tmp_path, f, metric="loss", stat="summary").value == s["lost_packets"] / s["packets"]
+    f = QA_SAMPLES / "marcos-j-ferreira__gr-fico-iperf3-" / "iperf3.txt"
+    m = re.search(r"0\.00-([\d.]+)\s+sec\s+([\d.]+) MBytes\s+1 Mbits/sec\s+sender", f.read_text())
+    assert 8 * float(m[2]) * 1024**2 / float(m[1]) > 1.3e7
+    refused(tmp_path, f, ["gives no rate"], metric="goodput", stat="summary", side="sender")

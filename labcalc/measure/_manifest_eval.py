@@ -321,6 +321,10 @@ def _iperf_summary(figures: list, metric: str, want: str | None, fmt: str, entry
                                              "give a loss")
             raise Fail("stat", "summary", f"this {fmt} file has no receiver's lost/total{_what_it_has(figures)}; "
                                           "use the receiver's (server's) printout")
+        unrated = [f["line"] for f in figures if f["end"] == want and "(no rate: " in f["line"]]
+        if unrated:
+            raise Fail("stat", "summary", f"the {want}'s end-of-test line of this {fmt} file gives no rate "
+                                          f"({unrated[0]}); use stat = \"mean\" over the intervals")
         steps = []
         if metric == "goodput" and _has(figures, other, "goodput"):
             steps.append(f"side = \"{other}\" (the {other}'s end-of-test line)")

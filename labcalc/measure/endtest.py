@@ -17,7 +17,7 @@ import math
 
 import pandas as pd
 
-__all__ = ["end_of_test", "interval_end", "server_intervals", "is_udp", "FIGURE_KEYS"]
+__all__ = ["end_of_test", "interval_end", "server_intervals", "is_udp", "FIGURE_KEYS", "RATE_MISMATCH"]
 
 #: Keys of every end-of-test record (NaN where the line does not give the number).
 FIGURE_KEYS = ("end", "stream", "start_s", "end_s", "bytes", "rate_bps", "lost_packets", "packets",
@@ -135,8 +135,12 @@ def end_of_test(df: pd.DataFrame) -> list[dict]:
         receiver's counts), ``rtt_s``, ``rtt_min_s`` [s] (iperf3 JSON: the sender's mean
         and smallest RTT), and ``line`` (which line of the file it is). Numbers the line
         does not give are NaN. The lines iperf3 prints for the end it did not measure (0
-        bytes at 0 bit/s) are left out. With ``--get-server-output`` the server's own
-        end-of-test lines follow, their ``line`` starting with ``"server output: "``.
+        bytes at 0 bit/s) are left out. A line whose rate is unknown keeps its lost/total
+        with NaN bytes and rate, and says why in ``line``: a receiver's 0 bytes at 0 bit/s
+        beside datagrams received (iperf 3.7's UDP server JSON), or a rate that its bytes
+        over its interval contradict by more than :data:`RATE_MISMATCH`. With
+        ``--get-server-output`` the server's own end-of-test lines follow, their ``line``
+        starting with ``"server output: "``.
 
     Notes
     -----
@@ -193,8 +197,32 @@ def end_of_test(df: pd.DataFrame) -> list[dict]:
             figures += _from_text3(so_summary, "server output: ", "server")
     else:
         return []
+    for f in figures:
+        why = _unrated(f)
+        if why:  # its lost/total still count; its rate is unknown, not 0 (or 1 Mbit/s)
+            f.update(bytes=math.nan, rate_bps=math.nan, line=f"{f['line']} (no rate: {why})")
     ends = {f["end"] for f in figures if not _placeholder(f)}
     return [f for f in figures if not (_placeholder(f) and len(ends) > 0)]
+
+
+#: An end-of-test line whose rate and whose bytes over its interval disagree by more than
+#: this fraction contradicts itself (both are printed to 3 significant digits).
+RATE_MISMATCH = 0.10
+
+
+def _unrated(fig: dict) -> str | None:
+    """Why the rate of an end-of-test figure is unknown, or None: a receiver's 0 bytes at
+    0 bit/s beside datagrams received (iperf 3.7's UDP server JSON), or a rate its own bytes
+    and interval contradict ("0.00-30.01 sec 49.2 MBytes 1 Mbits/sec": 13.75 Mbit/s)."""
+    b, r, t0, t1 = fig["bytes"], fig["rate_bps"], fig["start_s"], fig["end_s"]
+    got = fig["packets"] - (fig["lost_packets"] if math.isfinite(fig["lost_packets"]) else 0.0)
+    if fig["end"] == "receiver" and b == 0 and r == 0 and math.isfinite(got) and got > 0:
+        return f"0 bytes at 0 bit/s beside {got:.0f} datagrams received"
+    if all(math.isfinite(x) for x in (b, r, t0, t1)) and b > 0 and r > 0 and t1 > t0:
+        implied = 8.0 * b / (t1 - t0)
+        if abs(implied - r) > RATE_MISMATCH * max(implied, r):
+            return f"{r:.4g} bit/s printed, {implied:.4g} bit/s from its bytes over {t1 - t0:.4g} s"
+    return None
 
 
 def interval_end(df: pd.DataFrame) -> str | None:
