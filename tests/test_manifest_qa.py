@@ -673,3 +673,20 @@ def test_real_end_of_test_lines_without_a_rate(tmp_path):
     m = re.search(r"0\.00-([\d.]+)\s+sec\s+([\d.]+) MBytes\s+1 Mbits/sec\s+sender", f.read_text())
     assert 8 * float(m[2]) * 1024**2 / float(m[1]) > 1.3e7
     refused(tmp_path, f, ["gives no rate"], metric="goodput", stat="summary", side="sender")
+
+
+def test_iperf_lines_saved_without_their_header(tmp_path):
+    """Report lines copied without iperf's header (sigusr1/parse-iperf-result iperf1.txt has only
+    '[  3]  0.0- 1.0 sec ...' lines): which end printed them is unknown, and both side values were
+    refused ('measured by the an end the file does not name'), a dead end. Now the refusal says
+    so, and side is taken as the student's word, said in the row."""
+    src = Path(__file__).resolve().parent / "data" / "measure" / "manifest" / "iperf2_tcp_server_i1.txt"
+    kept = [x for x in src.read_text().splitlines() if re.match(r"^\[\s*\d+\]\s+[\d.]+\s*-", x)]
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "lines.txt").write_text("\n".join(kept) + "\n")
+    f = tmp_path / "src" / "lines.txt"
+    refused(tmp_path, f, ["does not say which end printed it", 'side = "receiver"'], metric="goodput")
+    r = build(tmp_path, f, metric="goodput", side="receiver", window_s=[0, 4])
+    iv = inside(intervals(lines(f)), 0, 4)
+    assert r.value == pytest.approx(mean(x["rate"] for x in iv), rel=1e-12) and r.n_samples == len(iv) == 4
+    assert "taken as the receiver's, as side says" in r.note and r.side == "receiver"

@@ -137,7 +137,13 @@ def _iperf(df: pd.DataFrame, entry: dict, shared: dict | None, fmt: str) -> Part
             s.notes.append("the server's intervals (--get-server-output)")
             return _finish(so, entry, shared, fmt, s)
         return _finish(df, entry, shared, fmt, _interval_series(df, metric, fmt, entry))
-    views = [(df, interval_end(df), "")]
+    own_end, own_label = interval_end(df), ""
+    if own_end is None and metric == "goodput" and _explicit(entry, "side") and df.attrs.get("side") != "dual":
+        # lines copied without iperf's header: which end printed them is the student's word
+        own_end = want
+        own_label = (f"the file does not say which end printed it (no header line): its lines taken as the "
+                     f"{want}'s, as side says")
+    views = [(df, own_end, own_label)]
     if so is not None:
         views.append((so, interval_end(so), "the server's intervals (--get-server-output)"))
     explicit = _explicit(entry, "window_s") or _explicit(entry, "stat")
@@ -253,8 +259,11 @@ def _what_it_has(figures: list) -> str:
 
 def _iperf_no_intervals(df, entry, figures, metric, want, fmt, ends, udp) -> Part:
     """No per-interval rows of the end asked: the end-of-test line when the entry allows it, else a refusal."""
-    measured = "/".join(sorted(e for e in ends if e)) or "an end the file does not name"
-    who = f"this {fmt} file's intervals were measured by the {measured}"
+    measured = "/".join(sorted(e for e in ends if e))
+    who = (f"this {fmt} file's intervals were measured by the {measured}" if measured else
+           f"this {fmt} file does not say which end printed it (no 'Client connecting' or 'Server listening' "
+           "line: its header was not saved); if you know, say so with side = \"receiver\" (a server's lines) "
+           "or side = \"sender\" (a client's)")
     windowed = _explicit(entry, "window_s") or _explicit(entry, "stat") or "window_seq" in entry
     if metric == "loss":
         if _has(figures, "receiver", "loss") and not windowed:
@@ -270,6 +279,8 @@ def _iperf_no_intervals(df, entry, figures, metric, want, fmt, ends, udp) -> Par
         raise Fail("window_s" if _explicit(entry, "window_s") else "stat", entry.get("window_s", entry["stat"]),
                    f"{who}, which count no lost/total per interval; {step}")
     if metric == "goodput":
+        if not measured:
+            raise Fail("side", want, who)
         steps = []
         if _has(figures, want, "goodput"):
             steps.append(f"stat = \"summary\" (the {want}'s end-of-test line, whole test)")
