@@ -51,7 +51,8 @@ Every key of a ``[[measurement]]`` table:
 ``side``
     ``"receiver"`` or ``"sender"``: whose rate a ``goodput`` is (the receiver's by
     default). A loss is the receiver's and an offered rate the sender's; other metrics
-    take no side.
+    take no side. Report lines saved without iperf's header do not say which end printed
+    them: ``side`` then says it for a goodput, and the row notes that it was taken so.
 ``connection``
     One connection of a file holding several (ss, tcp_probe, the streams of an iperf
     printout): ``"ip:port"``, ``":port"`` or ``"ip"``, matched against either end. Left
