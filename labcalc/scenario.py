@@ -16,7 +16,7 @@ the key and the value as the file wrote them (``demand_mbps = -1``). The layout:
     capacity_mbps = 5              # required: capacity_bps / _kbps / _mbps / _gbps; > 0, at most 1 Pbit/s
     delay_ms = 0                   # optional: delay_s / _ms / _us; >= 0
     buffer_packets = 1000          # optional (a drop-tail queue's size; not with queue = "red")
-    queue = "red"                  # optional, simulation only: "droptail" (default) or "red"
+    queue = "red"                  # optional, simulation only: "droptail" (default), "red" or "host"
     red = { min_bytes = 30000 }    # optional with queue = "red": RED parameters (RED_KEYS)
     description = "..."            # optional
     [flows.1to3]                   # a flow may also be written as a list: its route
@@ -39,7 +39,12 @@ the key and the value as the file wrote them (``demand_mbps = -1``). The layout:
 
 How a link queues (``queue``, ``red``) is for the simulator only: the theory never reads
 it and :class:`~labcalc.network.Link` does not hold it. :func:`link_queues` gives it,
-checked, as ``"droptail"`` or a :class:`RedQueue` per link. ``queue = "red"`` is the
+checked, as ``"droptail"``, ``"host"`` or a :class:`RedQueue` per link. ``queue = "host"``
+marks a sending host's own interface (Mininet's ``h1-eth0``): a drop-tail queue of
+``buffer_packets`` that a Linux host never overflows with its own TCP segments, because
+the socket holds back what the interface cannot take yet (TCP small queues and the
+qdisc's backpressure); :mod:`labcalc.sim.planning` gives it room for its TCP senders'
+send buffers. ``queue = "red"`` is the
 queue Mininet's ``TCLink`` builds with ``enable_red=True`` / ``enable_ecn=True``::
 
     tc qdisc add dev IF parent 5:1 handle 6: red limit 1000000 min 30000 max 35000 \
@@ -77,7 +82,7 @@ _TIME_UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6}
 
 LINK_KEYS = {"capacity", "delay", "buffer_packets", "queue", "red", "description"}
 #: Values of a link's ``queue`` key.
-QUEUE_KINDS = ("droptail", "red")
+QUEUE_KINDS = ("droptail", "red", "host")
 #: Keys of a link's ``red`` table (the fields of :class:`RedQueue`).
 RED_KEYS = ("min_bytes", "max_bytes", "limit_bytes", "probability", "burst_packets", "avpkt_bytes", "ecn")
 
@@ -156,7 +161,7 @@ def _red(table, where: str) -> RedQueue:
 
 
 def _queue(table: Mapping, where: str):
-    """A link's ``queue`` and ``red`` keys, checked: ``"droptail"`` or a :class:`RedQueue`."""
+    """A link's ``queue`` and ``red`` keys, checked: ``"droptail"``, ``"host"`` or a :class:`RedQueue`."""
     kind = table.get("queue", "droptail")
     if not isinstance(kind, str) or kind not in QUEUE_KINDS:
         raise ScenarioError(f"{where}: queue must be one of {', '.join(repr(k) for k in QUEUE_KINDS)}; "
@@ -164,7 +169,7 @@ def _queue(table: Mapping, where: str):
     if kind != "red":
         if "red" in table:
             raise ScenarioError(f"{where}: a red table needs queue = \"red\"; got queue = {kind!r}")
-        return "droptail"
+        return kind
     if table.get("buffer_packets") is not None:
         raise ScenarioError(f"{where}: buffer_packets = {_show(table['buffer_packets'])} is a drop-tail size; "
                             "a RED queue's limit is red.limit_bytes")
@@ -504,7 +509,7 @@ def flow_tables(data: Mapping, variant: str | None = None, source: str = "scenar
 
 
 def link_queues(data: Mapping, variant: str | None = None, source: str = "scenario") -> dict:
-    """How each link of a scenario queues, for the simulator: ``"droptail"`` or a :class:`RedQueue`.
+    """How each link of a scenario queues, for the simulator: ``"droptail"``, ``"host"`` or a :class:`RedQueue`.
 
     Parameters
     ----------
@@ -519,8 +524,10 @@ def link_queues(data: Mapping, variant: str | None = None, source: str = "scenar
     Returns
     -------
     dict
-        Link name -> ``"droptail"`` (no ``queue`` key, or ``queue = "droptail"``) or a
-        :class:`RedQueue` with the ``red`` table's values over Mininet's defaults.
+        Link name -> ``"droptail"`` (no ``queue`` key, or ``queue = "droptail"``),
+        ``"host"`` (a sending host's own interface: drop-tail that the host's TCP senders
+        never overflow) or a :class:`RedQueue` with the ``red`` table's values over
+        Mininet's defaults.
 
     Raises
     ------
@@ -531,9 +538,10 @@ def link_queues(data: Mapping, variant: str | None = None, source: str = "scenar
     Examples
     --------
     >>> q = link_queues({"links": {"r1": {"capacity_mbps": 5, "queue": "red", "red": {"ecn": False}},
-    ...                            "h1": {"capacity_mbps": 100}}, "flows": {"a": ["h1", "r1"]}})
-    >>> q["h1"], q["r1"].min_bytes, q["r1"].ecn
-    ('droptail', 30000, False)
+    ...                            "h1": {"capacity_mbps": 100, "queue": "host"}, "s1": {"capacity_mbps": 10}},
+    ...                  "flows": {"a": ["h1", "s1", "r1"]}})
+    >>> q["h1"], q["s1"], q["r1"].min_bytes, q["r1"].ecn
+    ('host', 'droptail', 30000, False)
     """
     network_from_dict(data, variant=variant, source=source)
     links, _, _ = _tables(data, variant, source)

@@ -358,9 +358,20 @@ def test_handout_router_interfaces_use_mininets_red():
     assert red == {"lab51": ["r1-eth1"], "lab52": ["N1-N2", "N2-B", "N2-D"], "lab53": ["r1-eth1", "r2-eth2"]}
 
 
+def test_the_senders_own_interfaces_are_marked_as_hosts():
+    """Every link a flow starts on is its host's own interface in the bundled Mininet scenarios."""
+    from labcalc.scenario import link_queues, read_scenario
+
+    for name in ("lab51", "lab52", "lab53", "seed002", "seed003"):
+        data = read_scenario(scenario_path(name))
+        hosts = sorted(k for k, v in link_queues(data).items() if v == "host")
+        firsts = sorted({(f["route"] if isinstance(f, dict) else f)[0] for f in data["flows"].values()})
+        assert hosts == firsts, name
+
+
 @pytest.mark.parametrize("lines, message", [
-    ("queue = 'fifo'", "queue must be one of 'droptail', 'red'; got 'fifo'"),
-    ("queue = 3", "queue must be one of 'droptail', 'red'; got 3"),
+    ("queue = 'fifo'", "queue must be one of 'droptail', 'red', 'host'; got 'fifo'"),
+    ("queue = 3", "queue must be one of 'droptail', 'red', 'host'; got 3"),
     ("red = { ecn = true }", "a red table needs queue = \"red\"; got queue = 'droptail'"),
     ("queue = 'red'\nred = 5", "red must be a table of RED parameters; got 5"),
     ("queue = 'red'\nred = { min = 3 }", "unknown field red.min (allowed: min_bytes, max_bytes, limit_bytes, "

@@ -92,6 +92,13 @@ class UdpSender : public Application {
 // segment first sent after it is acknowledged. Behind a queue longer than the RTO, every
 // ACK resets the timer to the stale estimate (NewAck), the timer fires again before that
 // ACK can come, and the connection retransmits at one segment per timeout indefinitely.
+// With linux_rto (set per run) its RTO is Linux's, SRTT + max(4 RTTVAR, 200 ms) (tcp_set_rto:
+// the variance term never below TCP_RTO_MIN), where ns-3 takes max(SRTT + 4 RTTVAR, 200 ms):
+// behind a full drop-tail queue the RTT barely varies, ns-3's RTO is then barely above the
+// RTT, and a fast retransmission, which waits behind the whole queue, times out.
+bool linux_rto = true;
+void set_linux_rto(bool on) { linux_rto = on; }
+
 class TsRttSocket : public TcpSocketBase {
  public:
   static TypeId GetTypeId() {
@@ -104,6 +111,19 @@ class TsRttSocket : public TcpSocketBase {
 
  protected:
   Ptr<TcpSocketBase> Fork() override { return CopyObject<TsRttSocket>(this); }
+  Time Rto() const {
+    return linux_rto ? m_rtt->GetEstimate() + Max(m_rtt->GetVariation() * 4, m_minRto)
+                     : Max(m_rtt->GetEstimate() + Max(m_clockGranularity, m_rtt->GetVariation() * 4), m_minRto);
+  }
+  // NewAck restarts the timer with ns-3's RTO; restart it with this socket's
+  void NewAck(const SequenceNumber32& ack, bool resetRTO) override {
+    TcpSocketBase::NewAck(ack, resetRTO);
+    if (linux_rto && m_state != SYN_RCVD && resetRTO && m_retxEvent.IsPending()) {
+      m_retxEvent.Cancel();
+      m_rto = Rto();
+      m_retxEvent = Simulator::Schedule(m_rto, &TsRttSocket::ReTxTimeout, this);
+    }
+  }
   void EstimateRtt(const TcpHeader& h) override {
     SequenceNumber32 ack = h.GetAckNumber();
     // the base takes its sample when the oldest segment of its history is acknowledged
@@ -111,12 +131,15 @@ class TsRttSocket : public TcpSocketBase {
                && ack > m_txBuffer->HeadSequence()
                && (m_history.empty() || ack < m_history.front().seq + SequenceNumber32(m_history.front().count));
     TcpSocketBase::EstimateRtt(h);
-    if (!own) return;
+    if (!own) {
+      if (linux_rto && !m_rtt->GetEstimate().IsZero()) m_rto = Rto();
+      return;
+    }
     Ptr<const TcpOptionTS> ts = DynamicCast<const TcpOptionTS>(h.GetOption(TcpOption::TS));
     Time rtt = TcpOptionTS::ElapsedTimeFromTsValue(ts->GetEcho());
     if (rtt.IsZero()) rtt = MicroSeconds(1);
     m_rtt->Measurement(rtt);
-    m_rto = Max(m_rtt->GetEstimate() + Max(m_clockGranularity, m_rtt->GetVariation() * 4), m_minRto);
+    m_rto = Rto();
     m_tcb->m_srtt = m_rtt->GetEstimate();
     m_tcb->m_minRtt = std::min(m_tcb->m_srtt.Get(), m_tcb->m_minRtt);
     m_tcb->m_lastRtt = rtt;
@@ -409,6 +432,7 @@ uint32_t lc_add_link(uint32_t a, uint32_t b, double rate_bps, double delay_s, co
                                std::vector<double>(red, red + n_red));
 }
 void lc_add_loss(uint32_t link, double rate, int64_t stream) { labcalc_sim::add_loss(link, rate, stream); }
+void lc_set_linux_rto(int on) { labcalc_sim::set_linux_rto(on != 0); }
 void lc_route_flow(const uint32_t* links, uint32_t n, uint32_t dst_link, uint32_t src_link) {
   labcalc_sim::route_flow(std::vector<uint32_t>(links, links + n), dst_link, src_link);
 }
@@ -452,6 +476,7 @@ API = (
     ("lc_install_stack", None, ()),
     ("lc_add_link", "u32", ("u32", "u32", "f64", "f64", "str", "str", "u32", "f64*", "u32")),
     ("lc_add_loss", None, ("u32", "f64", "i64")),
+    ("lc_set_linux_rto", None, ("i32",)),
     ("lc_route_flow", None, ("u32*", "u32", "u32", "u32")),
     ("lc_add_flow", "u32", ("i32", "u32", "u32", "u32", "u32", "f64", "u32", "f64", "f64", "str", "i32", "i32",
                             "i32")),

@@ -259,7 +259,10 @@ def _defaults(api, plan) -> None:
     values = dict(TCP_DEFAULTS)
     values.update({"ns3::TcpSocket::SegmentSize": plan.segment_bytes,
                    "ns3::TcpSocket::DelAckCount": plan.delayed_ack_count,
-                   "ns3::TcpSocketBase::Sack": plan.sack})
+                   "ns3::TcpSocketBase::Sack": plan.sack,
+                   # simulate(socket_buffer_bytes=): the largest window
+                   "ns3::TcpSocket::SndBufSize": plan.socket_buffer_bytes,
+                   "ns3::TcpSocket::RcvBufSize": plan.socket_buffer_bytes})
     for key, value in values.items():
         if isinstance(value, bool):
             kind, text = "bool", "1" if value else "0"
@@ -272,6 +275,7 @@ def _defaults(api, plan) -> None:
         api.lc_set_default(key.encode(), kind.encode(), text.encode())
     # ECN: Off (as a Linux host with net.ipv4.tcp_ecn = 2, which never asks for it) or On
     api.lc_set_default(b"ns3::TcpSocketBase::UseEcn", b"string", b"On" if plan.ecn else b"Off")
+    api.lc_set_linux_rto(int(plan.linux_rto))   # labcalc's socket: Linux's RTO (simulate(linux_rto=))
 
 
 def _u32(values) -> np.ndarray:

@@ -28,7 +28,8 @@ def simulate(scenario, *, variant: str | None = None, duration_s: float = 30.0, 
              queue_packets=None, error_rate=0.0, max_packets: float = 5_000_000, transport=None, offered_bps=None,
              payload_bytes=None, queue_disc=None, start_s=None, stop_s=None, interval_s=None,
              warmup_s=None, udp_arrivals: str = "poisson", delayed_ack_count: int = 1, sack: bool = True,
-             ts_rtt: bool = True, ecn: bool = False, timeout_s: float | None = None):
+             ts_rtt: bool = True, ecn: bool = False, socket_buffer_bytes: int = 6291456, linux_rto=None,
+             timeout_s: float | None = None):
     """Simulate a lab network in ns-3 and return what the measurement readers would give.
 
     Parameters
@@ -127,7 +128,19 @@ def simulate(scenario, *, variant: str | None = None, duration_s: float = 30.0, 
         queue at 5 Mbit/s holds 2.4 s), a connection then times out before every ACK, for
         good: lab51 D1 gives three of its four connections about 13 kbit/s each, with no
         packet lost and no RTT sample taken (see Notes).
-
+    linux_rto : bool, optional
+        (Default: ``ts_rtt``.) Retransmission timeout as Linux computes it, SRTT + max(4 RTTVAR, 200 ms)
+        (``tcp_set_rto``), instead of ns-3's max(SRTT + 4 RTTVAR, 200 ms). Behind a full
+        drop-tail queue the RTT hardly varies, ns-3's RTO is then barely above the RTT,
+        and each fast retransmission, which waits behind the whole queue, times out: one
+        NewReno or Reno flow behind 100 packets at 1.5 Mbit/s takes a timeout after every
+        loss with ``False``, none with ``True``. Needs ``ts_rtt=True``.
+    socket_buffer_bytes : int, default 6291456
+        TCP send and receive buffer of every socket [bytes] (``TcpSocket::SndBufSize`` and
+        ``RcvBufSize``); ns-3 advertises its whole receive buffer, so this is the largest
+        window. The default is Linux's ``tcp_rmem`` maximum (6 MiB). Linux advertises half
+        its receive buffer (``tcp_adv_win_scale = 1``), so a host with Mininet's 16 MiB
+        ``tcp_rmem`` maximum opens windows of up to 8 MiB: ``socket_buffer_bytes=2**23``.
     timeout_s : float, optional
         Wall time the run may take once ns-3 is loaded [s]; after it the run's worker
         process is stopped and :class:`~labcalc.sim.runner.SimulationTimeout` raised.
@@ -165,8 +178,8 @@ def simulate(scenario, *, variant: str | None = None, duration_s: float = 30.0, 
     accounting), i.e. the packet rate the scenario means.
 
     Behaviour: TCP segments of 1448 bytes with timestamps and SACK, IW10, one ACK per
-    ``delayed_ack_count`` segments, minimum RTO 200 ms, classic NewReno loss recovery (RFC 6582), 6 MiB socket
-    buffers (so windows are never limited by them), SYN timeout 1 s and 15 data
+    ``delayed_ack_count`` segments, RTO = SRTT + max(4 RTTVAR, 200 ms) as Linux (``linux_rto``), classic NewReno loss recovery (RFC 6582), 6 MiB socket
+    buffers by default (``socket_buffer_bytes``), SYN timeout 1 s and 15 data
     retransmissions before a connection is dropped (Linux's ``TCP_TIMEOUT_INIT`` and
     ``tcp_retries2``; ns-3's defaults are 3 s and 6), RTT samples from the timestamp echo
     (``ts_rtt``); all of them are recorded in ``attrs["tcp_defaults"]`` and
@@ -222,7 +235,8 @@ def simulate(scenario, *, variant: str | None = None, duration_s: float = 30.0, 
                            transport=transport, offered_bps=offered_bps, payload_bytes=payload_bytes,
                            queue_disc=queue_disc, start_s=start_s, stop_s=stop_s, interval_s=interval_s,
                            warmup_s=warmup_s, udp_arrivals=udp_arrivals, delayed_ack_count=delayed_ack_count,
-                           sack=sack, ts_rtt=ts_rtt, ecn=ecn)
+                           sack=sack, ts_rtt=ts_rtt, ecn=ecn, socket_buffer_bytes=socket_buffer_bytes,
+                           linux_rto=linux_rto)
     _engine.check_available()
     return runner.default_worker().run(plan_, attrs, timeout_s=timeout_s)
 
@@ -231,12 +245,12 @@ def prepare(scenario, *, variant: str | None = None, duration_s: float = 30.0, s
             queue_packets=None, error_rate=0.0, max_packets: float = 5_000_000, transport=None, offered_bps=None,
             payload_bytes=None, queue_disc=None, start_s=None, stop_s=None, interval_s=None, warmup_s=None,
             udp_arrivals: str = "poisson", delayed_ack_count: int = 1, sack: bool = True, ts_rtt: bool = True,
-            ecn: bool = False):
+            ecn: bool = False, socket_buffer_bytes: int = 6291456, linux_rto=None):
     """The checked plan of a :func:`simulate` call and its result's ``attrs``, without running it.
 
     Parameters
     ----------
-    scenario, variant, duration_s, seed, tcp, queue_packets, error_rate, max_packets, transport, offered_bps, payload_bytes, queue_disc, start_s, stop_s, interval_s, warmup_s, udp_arrivals, delayed_ack_count, sack, ts_rtt, ecn
+    scenario, variant, duration_s, seed, tcp, queue_packets, error_rate, max_packets, transport, offered_bps, payload_bytes, queue_disc, start_s, stop_s, interval_s, warmup_s, udp_arrivals, delayed_ack_count, sack, ts_rtt, ecn, socket_buffer_bytes, linux_rto
         As in :func:`simulate`.
 
     Returns
@@ -279,7 +293,8 @@ def prepare(scenario, *, variant: str | None = None, duration_s: float = 30.0, s
              offered_bps=offered_bps, payload_bytes=payload_bytes, queue_packets=queue_packets,
              queue_disc=queue_disc, error_rate=error_rate, start_s=start_s, stop_s=stop_s, interval_s=interval_s,
              warmup_s=warmup_s, udp_arrivals=udp_arrivals, delayed_ack_count=delayed_ack_count, sack=sack,
-             ts_rtt=ts_rtt, ecn=ecn, max_packets=max_packets, scenario_queues=queues)
+             ts_rtt=ts_rtt, ecn=ecn, max_packets=max_packets, scenario_queues=queues,
+             socket_buffer_bytes=socket_buffer_bytes, linux_rto=linux_rto)
     attrs = {
         "ns3_version": _engine.ns3_version(),
         "seed": p.seed,
@@ -290,11 +305,13 @@ def prepare(scenario, *, variant: str | None = None, duration_s: float = 30.0, s
         "accounting": ACCOUNTING,
         "segment_bytes": SEGMENT_BYTES,
         "default_queue_packets": DEFAULT_QUEUE_PACKETS,
-        "tcp_defaults": dict(_engine.TCP_DEFAULTS),
+        "tcp_defaults": {**_engine.TCP_DEFAULTS, "ns3::TcpSocket::SndBufSize": p.socket_buffer_bytes,
+                         "ns3::TcpSocket::RcvBufSize": p.socket_buffer_bytes},
         "udp_arrivals": p.udp_arrivals,
         "delayed_ack_count": p.delayed_ack_count,
         "sack": p.sack,
         "ts_rtt": p.ts_rtt,
+        "linux_rto": p.linux_rto,
         "queue_disc": queue_disc if isinstance(queue_disc, (str, type(None))) else str(queue_disc),
         "ecn": p.ecn,
         "estimated_packets": round(p.estimated_packets),

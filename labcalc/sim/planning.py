@@ -17,9 +17,25 @@ A named link's queue is drop-tail unless the scenario (``queue = "red"``, see
 :func:`labcalc.scenario.link_queues`) or ``queue_disc`` says otherwise; a RED queue is
 Linux's, mapped by :mod:`labcalc.sim.red`. Each flow gets a sender node and a receiver
 node of its own, joined to the first tail and the last head by private links ten times
-faster than anything in the network (so they never bind); a flow's ``rtt_s`` above twice its route's delay is added on its private
-receiver link, half in each direction. Routes are static host routes, so packets follow
-exactly the route of the scenario.
+faster than anything in the network (so they never bind); a flow's ``rtt_s`` above twice
+its route's delay is added on its private receiver link, half in each direction. Routes
+are static host routes, so packets follow exactly the route of the scenario.
+
+A sending host's own interface
+------------------------------
+The private sender link stands for the path from a socket to its host's interface, and it
+is ten times faster than that interface. ns-3 has no backpressure from a queue to the
+socket: a TCP sender whose own interface is the slowest link (one flow over 1 Gbit/s
+links, a host behind a 1 Mbit/s access link) overflows that interface's queue and loses
+its own segments there. A Linux host does not: TCP small queues and the qdisc's
+backpressure keep the segments the interface cannot take yet in the socket, and a segment
+the local qdisc refuses is sent again later, not lost. A link the scenario marks
+``queue = "host"`` (or ``queue_disc={link: "host"}``) is therefore a drop-tail queue with,
+on top of its own size, room for the whole send buffer of every TCP flow that starts on it
+(a send buffer of full segments each, :data:`HOST_ROOM_PACKETS` by default): those flows are never dropped there, they wait as they
+would in their sockets. UDP senders get no such room (a UDP source offering more than its
+own interface carries still loses the excess there). The waiting shows in the RTT, which
+Linux's TCP would not see; the goodput is the same.
 """
 
 from __future__ import annotations
@@ -38,9 +54,9 @@ from labcalc.sim.red import red_attributes
 
 __all__ = ["Plan", "PlanFlow", "PlanLink", "plan", "RedQueue", "tcp_type_id", "TCP_VARIANTS", "QUEUE_DISCS",
            "DEFAULT_QUEUE_PACKETS", "DEFAULT_UDP_PAYLOAD_BYTES", "SEGMENT_BYTES", "TCP_OPTIONS_BYTES",
-           "PPP_HEADER_BYTES", "SimulationTooLong", "p2p_packet_bytes", "p2p_goodput_bps", "estimate_packets",
-           "estimate_seconds", "PACKETS_PER_CPU_S", "ROUTE_FLOWS", "SETUP_S_PER_FLOW", "SETUP_S_PER_FLOW_PAIR",
-           "MAX_INTERVALS", "MAX_SAMPLES", "MIN_STEADY_INTERVALS"]
+           "PPP_HEADER_BYTES", "SOCKET_BUFFER_BYTES", "HOST_ROOM_PACKETS", "SimulationTooLong", "p2p_packet_bytes",
+           "p2p_goodput_bps", "estimate_packets", "estimate_seconds", "PACKETS_PER_CPU_S", "ROUTE_FLOWS",
+           "SETUP_S_PER_FLOW", "SETUP_S_PER_FLOW_PAIR", "MAX_INTERVALS", "MAX_SAMPLES", "MIN_STEADY_INTERVALS"]
 
 #: ns-3's congestion-control classes (ns-3.44, ``src/internet/model``), by the name a student types.
 TCP_VARIANTS = {
@@ -71,6 +87,8 @@ QUEUE_DISCS = {
     "fq_codel": "ns3::FqCoDelQueueDisc",
     "pie": "ns3::PieQueueDisc",
 }
+#: Not a discipline of its own: drop-tail on a sending host's interface (module notes).
+HOST_QUEUE = "host"
 _QUEUE_ALIASES = {"fifo": "droptail", "drop-tail": "droptail", "drop_tail": "droptail", "pfifo": "droptail",
                   "fq-codel": "fq_codel", "fqcodel": "fq_codel"}
 
@@ -87,6 +105,12 @@ TCP_OPTIONS_BYTES = 12
 PPP_HEADER_BYTES = 2
 #: Private links are this many times faster than the fastest link or offered rate.
 PRIVATE_SPEEDUP = 10.0
+#: TCP send and receive buffer of every simulated socket [bytes] (``TcpSocket::SndBufSize``
+#: and ``RcvBufSize``, set by :mod:`labcalc.sim._engine`): Linux's default ``tcp_rmem`` maximum.
+SOCKET_BUFFER_BYTES = 6291456
+#: Room a host's own interface keeps for each TCP flow that starts on it [packets]: a whole
+#: send buffer of full segments, ceil(6291456 / 1448) (with ``socket_buffer_bytes``, its own).
+HOST_ROOM_PACKETS = -(-SOCKET_BUFFER_BYTES // SEGMENT_BYTES)
 #: Most goodput intervals one run keeps (a longer run gets longer intervals by default).
 MAX_INTERVALS = 100_000
 #: Most values one run keeps in its goodput trace (intervals x flows) and in its queue
@@ -128,6 +152,7 @@ class PlanLink:
     error_rate: float = 0.0
     private: bool = False
     red: RedQueue | None = None
+    host: bool = False
 
     @property
     def queue_size(self) -> str:
@@ -177,7 +202,9 @@ class Plan:
     delayed_ack_count: int = 1
     sack: bool = True
     ts_rtt: bool = True
+    linux_rto: bool = True
     ecn: bool = False
+    socket_buffer_bytes: int = SOCKET_BUFFER_BYTES
     name: str = ""
     options: dict = field(default_factory=dict)
 
@@ -309,13 +336,24 @@ def _queue_disc(name, option: str = "queue_disc"):
         raise ValueError(f"{option} must be a discipline name or a labcalc.scenario.RedQueue; got {name!r}")
     key = name.strip().lower()
     key = _QUEUE_ALIASES.get(key, key)
+    if key == HOST_QUEUE:
+        return QUEUE_DISCS["droptail"], None
     if key not in QUEUE_DISCS:
-        raise ValueError(f"{option}: unknown discipline {name!r}; supported: {', '.join(QUEUE_DISCS)}")
+        raise ValueError(f"{option}: unknown discipline {name!r}; supported: {', '.join(QUEUE_DISCS)}, "
+                         f"or {HOST_QUEUE!r} (a sending host's own interface)")
     return QUEUE_DISCS[key], (RedQueue() if key == "red" else None)
 
 
+def _is_host(name) -> bool:
+    return isinstance(name, str) and name.strip().lower() == HOST_QUEUE
+
+
 def _queues(queue_disc, scenario_queues, lnames):
-    """Each named link's (TypeId, RedQueue or None): the scenario's, unless ``queue_disc`` overrides."""
+    """Each named link's (TypeId, RedQueue or None, host): the scenario's, unless ``queue_disc`` overrides.
+
+    A link the scenario marks "host" stays a host's interface under an override to
+    drop-tail (the override sets the discipline, not where the link is); another
+    discipline replaces it."""
     own = {k: (scenario_queues or {}).get(k, "droptail") for k in lnames}
     if queue_disc is None:
         chosen = own
@@ -326,8 +364,12 @@ def _queues(queue_disc, scenario_queues, lnames):
         chosen = {k: queue_disc.get(k, own[k]) for k in lnames}
     else:
         chosen = {k: queue_disc for k in lnames}
-    return {k: _queue_disc(v, f"queue_disc[{k!r}]" if isinstance(queue_disc, Mapping) else "queue_disc")
-            for k, v in chosen.items()}
+    out = {}
+    for k, v in chosen.items():
+        type_id, red = _queue_disc(v, f"queue_disc[{k!r}]" if isinstance(queue_disc, Mapping) else "queue_disc")
+        host = _is_host(v) or (_is_host(own[k]) and type_id == QUEUE_DISCS["droptail"])
+        out[k] = (type_id, red, host)
+    return out
 
 
 def _per(name: str, value, keys, default, check):
@@ -505,7 +547,8 @@ def plan(network: Network, *, scenario_flows: Mapping | None = None, duration_s:
          tcp="NewReno", transport=None, offered_bps=None, payload_bytes=None, queue_packets=None,
          queue_disc=None, error_rate=0.0, start_s=None, stop_s=None, interval_s=None, warmup_s=None,
          udp_arrivals: str = "poisson", delayed_ack_count: int = 1, max_packets: float = 5_000_000,
-         sack: bool = True, ts_rtt: bool = True, ecn: bool = False,
+         sack: bool = True, ts_rtt: bool = True, ecn: bool = False, socket_buffer_bytes: int = SOCKET_BUFFER_BYTES,
+         linux_rto: bool | None = None,
          scenario_queues: Mapping | None = None) -> Plan:
     """Check every option of :func:`labcalc.sim.simulate` and build the plan of the run.
 
@@ -517,11 +560,13 @@ def plan(network: Network, *, scenario_flows: Mapping | None = None, duration_s:
     scenario_flows : mapping flow -> table, optional
         The flow tables of a scenario file (:func:`labcalc.scenario.flow_tables`), which
         give each flow's transport and payload when the keyword options do not.
-    duration_s, seed, tcp, transport, offered_bps, payload_bytes, queue_packets, queue_disc, error_rate, start_s, stop_s, interval_s, warmup_s, udp_arrivals, delayed_ack_count, max_packets, sack, ts_rtt, ecn
+    duration_s, seed, tcp, transport, offered_bps, payload_bytes, queue_packets, queue_disc, error_rate, start_s, stop_s, interval_s, warmup_s, udp_arrivals, delayed_ack_count, max_packets, sack, ts_rtt, ecn, socket_buffer_bytes, linux_rto
         As in :func:`labcalc.sim.simulate`.
-    scenario_queues : mapping link -> "droptail" or RedQueue, optional
+    scenario_queues : mapping link -> "droptail", "host" or RedQueue, optional
         How the scenario file says each link queues (:func:`labcalc.scenario.link_queues`);
-        links it does not name, and all links of a bare Network, are drop-tail.
+        links it does not name, and all links of a bare Network, are drop-tail. A "host"
+        link (a sending host's own interface, also ``queue_disc={link: "host"}``) gets
+        :data:`HOST_ROOM_PACKETS` more room per TCP flow that starts on it (module notes).
 
     Returns
     -------
@@ -547,6 +592,16 @@ def plan(network: Network, *, scenario_flows: Mapping | None = None, duration_s:
         raise ValueError(f"sack must be True or False; got {sack!r}")
     if not isinstance(ts_rtt, bool):
         raise ValueError(f"ts_rtt must be True or False; got {ts_rtt!r}")
+    if linux_rto is None:
+        linux_rto = ts_rtt
+    if not isinstance(linux_rto, bool):
+        raise ValueError(f"linux_rto must be True, False or None; got {linux_rto!r}")
+    if linux_rto and not ts_rtt:
+        raise ValueError("linux_rto=True needs ts_rtt=True (both are labcalc's Linux-like socket); "
+                         "leave linux_rto out with ts_rtt=False for ns-3's own RTT estimation and RTO")
+    socket_buffer_bytes = _whole("socket_buffer_bytes", socket_buffer_bytes, 2 * SEGMENT_BYTES)
+    if socket_buffer_bytes > 2**30:   # RFC 7323's largest window (scale 14)
+        raise ValueError(f"socket_buffer_bytes must be at most 2**30 (TCP's largest window); got {socket_buffer_bytes!r}")
     if not isinstance(ecn, bool):
         raise ValueError(f"ecn must be True or False; got {ecn!r}")
     duration_s = _number("duration_s", duration_s, 0.0, lo_open=True, hi=1e6)
@@ -628,8 +683,12 @@ def plan(network: Network, *, scenario_flows: Mapping | None = None, duration_s:
             rates[k] = 0.0
     fastest = max(max(caps.values()), max(rates.values()))
     private_bps = PRIVATE_SPEEDUP * fastest
-    links = [PlanLink(n, ends[i][0], ends[i][1], caps[n], delays[n], buffers[n], qdiscs[n][0], errors[n],
-                      red=qdiscs[n][1]) for i, n in enumerate(lnames)]
+    # a host's own interface keeps room for the send buffer of each TCP flow that starts on it
+    starting_tcp = {k: sum(trans[f] == "tcp" and network.flows[f].route[0] == k for f in fnames) for k in lnames}
+    room = -(-socket_buffer_bytes // SEGMENT_BYTES)
+    links = [PlanLink(n, ends[i][0], ends[i][1], caps[n], delays[n],
+                      buffers[n] + (room * starting_tcp[n] if qdiscs[n][2] else 0), qdiscs[n][0],
+                      errors[n], red=qdiscs[n][1], host=qdiscs[n][2]) for i, n in enumerate(lnames)]
     flows = []
     for k in fnames:
         flow = network.flows[k]
@@ -656,7 +715,8 @@ def plan(network: Network, *, scenario_flows: Mapping | None = None, duration_s:
     result = Plan(n_nodes=n_nodes, links=links, flows=flows, duration_s=duration_s, interval_s=interval_s,
                   queue_interval_s=queue_interval_s, warmup_s=warm, segment_bytes=SEGMENT_BYTES, seed=seed,
                   estimated_packets=estimate, estimated_s=seconds, udp_arrivals=udp_arrivals,
-                  delayed_ack_count=delayed_ack_count, sack=sack, ts_rtt=ts_rtt, ecn=ecn, name=network.name)
+                  delayed_ack_count=delayed_ack_count, sack=sack, ts_rtt=ts_rtt, ecn=ecn,
+                  socket_buffer_bytes=socket_buffer_bytes, linux_rto=linux_rto, name=network.name)
     check_plan(result)     # ns-3's own limits (labcalc.sim.limits), before anything reaches ns-3
     work = seconds * PACKETS_PER_CPU_S      # packets, with set-up and route look-ups counted as packets
     if work > max_packets:
