@@ -102,7 +102,38 @@ def test_simulated_ns3_trace_matches_table_1_until_the_first_recovery():
     assert table.time_s.iloc[3] == pytest.approx(56.57, abs=0.5)              # run: 56.568701
 
 
+def test_simulated_ns3_trace_without_sack_reproduces_rows_2_and_3_of_table_1():
+    """scripts/ns3_seed001.py's run without SACK (ns-3 3.44, deterministic), read independently.
+
+    Table 1 of seed 001 (ns-3.27): 1.93189 s, 109480 -> 55590 bytes (three duplicate ACKs) and
+    3.26916 s, 326570 -> 340 bytes (timeout). The committed trace gives both exactly: time to
+    1e-5 s (the file keeps six decimals), bytes exact. The lines are read with a regex here,
+    not with labcalc's reader.
+    """
+    import re
+
+    text = (DATA / "seed001" / "simulated" / "newreno-nosack-cwnd.data").read_text()
+    steps = [(float(t), int(o), int(n)) for t, o, n in re.findall(r"^(\S+) (\d+) (\d+)$", text, re.M)]
+    report = load_measurements(DATA / "seed001" / "report.csv").query("scenario == 'ns-3 NewReno'")
+    for flow in ("t2", "t3"):
+        r = report[report.flow == flow].set_index("metric").value
+        near = [s for s in steps if abs(s[0] - r["time"]) < 1e-5]
+        assert [(o, n) for _, o, n in near] == [(r["cwnd_before"], r["cwnd_after"])], (flow, near)
+    # the first loss and the first timeout are those steps: no other step cuts the window by 40 %
+    # before them (the partial ACKs of the recovery take off one to three segments each)
+    cuts = [s for s in steps if s[2] < 0.6 * s[1]]
+    assert cuts[0][1:] == (109480, 55590) and cuts[1][1:] == (326570, 340)
+    # row 4: the same step 340 -> 680 at 3.30286 s, in slow start (ssthresh 27200 after the timeout)
+    assert [(o, n) for t, o, n in steps if abs(t - 3.30286) < 1e-5] == [(340, 680)]
+    ssth = re.findall(r"^(\S+) (\d+) (\d+)$", (DATA / "seed001" / "simulated" / "newreno-nosack-ssth.data")
+                      .read_text(), re.M)
+    assert [(round(float(t), 5), int(n)) for t, _, n in ssth[1:3]] == [(1.93189, 54570), (3.26916, 27200)]
+    states = (DATA / "seed001" / "simulated" / "newreno-nosack-state.data").read_text().split("\n")
+    assert states[2].split()[0] == "3.269158" and states[2].split()[2] == "4"   # CA_LOSS: the timeout
+
+
 def test_scripts_exist():
     assert (ROOT / "scripts" / "record_seed_traces.sh").is_file()
     assert (ROOT / "scripts" / "simulate_seed_traces.py").is_file()
     assert (ROOT / "scripts" / "ns3_seed001.py").is_file()
+    assert (ROOT / "scripts" / "simulate_seeds.py").is_file()
