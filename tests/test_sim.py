@@ -252,6 +252,18 @@ def test_same_seed_same_result_in_one_process(ns3):
         assert first.queue.drops.iloc[-1] > 0
 
 
+def test_a_run_does_not_depend_on_the_runs_before_it(ns3):
+    # RED draws random numbers; on a stream of its own, not on the next free one of the process
+    net = Network({"l": Link(5e6, delay_s=0.01)}, {"a": ["l"], "u": ["l"]})
+    kw = dict(queue_disc="red", offered_bps={"u": 3e6}, duration_s=3, seed=5)
+    first = sim.simulate(net, **kw)
+    sim.simulate(Network({"m": Link(5e6, delay_s=0.01)}, {"b": ["m"], "c": ["m"]}), queue_disc="pie", duration_s=1)
+    again = sim.simulate(net, **kw)
+    assert first.queue.drops.iloc[-1] > 0
+    pd.testing.assert_frame_equal(first.goodput, again.goodput)
+    pd.testing.assert_frame_equal(first.queue, again.queue)
+
+
 def test_frames_have_the_readers_columns(ns3):
     from labcalc import measure
 

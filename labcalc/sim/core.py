@@ -82,7 +82,10 @@ def simulate(scenario, *, variant: str | None = None, duration_s: float = 30.0, 
         "codel", "fq_codel", "pie") applies to every named link, a mapping to the links it
         names. "red" is Linux's RED with Mininet's ``TCLink`` parameters
         (:class:`labcalc.scenario.RedQueue`, mapped by :mod:`labcalc.sim.red`); the others
-        are ns-3's with its default parameters.
+        are ns-3's with its default parameters. "host" marks a sending host's own
+        interface (a scenario's ``queue = "host"``): drop-tail with room for the send
+        buffers of the TCP flows that start on it, which a Linux host holds back rather
+        than drop (:mod:`labcalc.sim.planning`); an override to "droptail" keeps that room.
     ecn : bool, default False
         Whether the TCP senders and receivers ask for ECN (``TcpSocketBase::UseEcn``), so
         that a RED queue with ``ecn`` marks their packets instead of dropping them. False
