@@ -25,9 +25,14 @@ Settings (the rest are :func:`labcalc.sim.simulate`'s defaults, listed in its do
   (a 1000-packet queue at 5 Mbit/s takes about 30 s to fill at the overload of A2) or 50 s;
 * seed 1: the file is the same on every run of this script with the same ns-3.
 
+``findings.csv`` (``scripts/simulate_lab5.py findings``) holds the runs behind notebook 14's
+explanations of parts 4-5: D1, D2 Reno and the two bottlenecks over seeds 1-5, and with
+delayed ACKs, without SACK, with ns-3's own RTO and (D2) with ns-3's NewReno, seeds 1-3.
+
 Run from the repository root (ns-3 needed: ``.venv/bin/pip install ns3``):
-``.venv/bin/python scripts/simulate_lab5.py`` (about 4 minutes; about 10 s of it is
-importing ns-3). cling may print "Failed to materialize symbols" on stderr: noise.
+``nice -n 10 .venv/bin/python scripts/simulate_lab5.py`` (about 4 minutes on an idle
+machine; about 10 s of it is importing ns-3), and ``... simulate_lab5.py findings`` (about
+20 minutes). cling may print "Failed to materialize symbols" on stderr: noise.
 """
 
 from __future__ import annotations
@@ -66,18 +71,68 @@ def simulate_all(options, words):
     return rows
 
 
-def main():
+#: the runs whose ns-3 and Mininet numbers differ by more than 10 % in parts 4-5
+FINDING_RUNS = ("D1", "D2 Reno", "two bottlenecks")
+#: seeds of the spread, and the Linux settings tried (label -> simulate's options)
+FINDING_SEEDS = range(1, 6)
+FINDING_SETTINGS = {
+    "delayed ACKs": dict(delayed_ack_count=2),
+    "no SACK": dict(sack=False),
+    "ns-3's RTO": dict(linux_rto=False),
+    "NewReno": dict(tcp="NewReno"),
+}
+FINDING_SETTING_SEEDS = range(1, 4)
+
+
+def findings():
+    """Rows for findings.csv: each run of FINDING_RUNS over seeds, and with other settings.
+
+    The scenario's queues (RED at the routers, as the handout) throughout. Rows: the
+    run's question and flows, scenario ``"<scenario>, seed N"`` or ``"<scenario>, <setting>,
+    seed N"``, goodput [kbit/s]."""
+    from labcalc.viz.sim import run_of
+
+    rows = []
+    for key in FINDING_RUNS:
+        run = run_of(key)
+        tries = [("", {}, seed) for seed in FINDING_SEEDS]
+        tries += [(label, kw, seed) for label, kw in FINDING_SETTINGS.items() for seed in FINDING_SETTING_SEEDS
+                  if not (label == "NewReno" and run["tcp"] != "LinuxReno")]
+        for label, kw, seed in tries:
+            start = time.perf_counter()
+            options = {"tcp": run["tcp"], **kw}
+            res = sim.simulate(scenario_path(run["file"]), variant=run["variant"], duration_s=run["duration_s"],
+                               warmup_s=run["warmup_s"], seed=seed, **options)
+            where = f"{run['scenario']}, {label + ', ' if label else ''}seed {seed}"
+            note = (f"ns-3 {res.attrs['ns3_version']}, {options['tcp']}, router queues RED as Mininet's TCLink, "
+                    f"{run['duration_s']:.0f} s, mean over {run['warmup_s']:.0f}-{run['duration_s']:.0f} s, "
+                    + (f"{label}, " if label else "") + f"seed {seed}")
+            new = summary_rows(res.summary, dict(run, scenario=where), note)
+            rows += [r for r in new if r["metric"] == "goodput"]
+            print(f"findings, {where:<34} {time.perf_counter() - start:5.1f} s  " + ", ".join(
+                f"{r['flow']} {r['value']}" for r in new if r["metric"] == "goodput"), flush=True)
+    return rows
+
+
+def write(out, rows):
+    with open(out, "w", newline="") as fh:
+        w = csv.DictWriter(fh, ["question", "scenario", "flow", "metric", "value", "unit", "note"],
+                           lineterminator="\n")
+        w.writeheader()
+        w.writerows(rows)
+    print(f"wrote {len(rows)} rows to {out.relative_to(ROOT)}")
+
+
+def main(argv=()):
     OUT_DIR.mkdir(parents=True, exist_ok=True)
+    if "findings" in argv:
+        write(OUT_DIR / "findings.csv", findings())
+        return
     for name, (options, words) in SETS.items():
-        rows = simulate_all(options, words)
-        out = OUT_DIR / name
-        with open(out, "w", newline="") as fh:
-            w = csv.DictWriter(fh, ["question", "scenario", "flow", "metric", "value", "unit", "note"],
-                               lineterminator="\n")
-            w.writeheader()
-            w.writerows(rows)
-        print(f"wrote {len(rows)} rows to {out.relative_to(ROOT)}")
+        write(OUT_DIR / name, simulate_all(options, words))
 
 
 if __name__ == "__main__":
-    main()
+    import sys
+
+    main(sys.argv[1:])
