@@ -26,18 +26,25 @@ Durations (simulated time; the wheel simulates 5,000-10,000 packets per wall sec
   100 Mbit/s (each pair, and the two pairs at once) and 3 s at 1 Gbit/s stand for the
   report's 60 s; 60 s at 1 Gbit/s would be 5 million packets, about 15 minutes of wall
   time each on an idle machine;
-* seed 003, lab5_2 (the lossy long link): 5 s, Mininet's ``net.iperf`` default (the report's
-  server printed 3.81 Mbit/s where its client printed 5.76: a difference of a whole send
-  buffer over the test, which only a short test leaves), over 20 seeds, because a 5 s test
-  at 420 ms is a dozen round trips and its rate depends on when the first loss comes; and
-  60 s for reference;
+* seed 003, lab5_2 (the lossy long link): 10 s, over 20 seeds, because a short test at
+  420 ms is a few dozen round trips and its rate depends on when the first losses come.
+  The report's closing remarks say its first tests lasted 10 s, and its numbers rule out
+  Mininet's default of 5 s: the server received 36.3 Mbit/s with CUBIC, more than a 5 s
+  test can deliver at this RTT even without loss (23.1 Mbit/s in ns-3: slow start needs
+  4 s to fill the path); and its server printed 3.81 Mbit/s where its client printed 5.76,
+  the data still waiting in the sender's buffer when a short test ends. 5 s (20 seeds) and
+  60 s (one seed) for reference;
 * seed 002: 300 s of the long flow alone (several cycles of its sawtooth), and runs of the
   long flow with the page fetched at 40, 60 or 80 s, ending 15 s later.
 
 Run from the repository root (ns-3 needed: ``.venv/bin/pip install ns3``), nicely, as it
-takes a while (seed 003 about 40 minutes, seed 002 a minute):
+takes a while on a machine shared with others (seed 002 a few minutes, seed 003 an hour,
+the findings one or two):
 ``nice -n 10 .venv/bin/python scripts/simulate_seeds.py [seed002] [seed003] [findings]``
-(all three without arguments). cling may print "Failed to materialize symbols": noise.
+(all three without arguments); ``seed003-lossy`` recomputes the lossy link's rows of
+``ns3.csv`` only, ``findings-loss``, ``findings-core`` and ``findings-window`` one group of
+``findings.csv`` each (merged in place of its earlier rows). cling may print "Failed to
+materialize symbols": noise.
 """
 
 from __future__ import annotations
@@ -100,6 +107,8 @@ SINGLE = [
 ]
 LOSSY = ("lab5_2", "lossy long link", "lossy_long_link", {"s1-s2": 0.001})
 LOSSY_SEEDS = range(1, 21)
+#: the lossy link's test: 10 s (see the module notes)
+LOSSY_SECONDS = 10.0
 #: (report scenario, variant, algorithm, error_rate)
 PAIRS = [
     ("two pairs Reno", "pairs", "reno", 0.0),
@@ -117,25 +126,28 @@ def version() -> str:
     return f"ns-3 {ns3_version()}"
 
 
-def seed003_rows() -> list:
+def seed003_rows(only_lossy=False) -> list:
     rows = []
     v = version()
     print("seed 003: the report's runs", flush=True)
     question, scenario, variant, loss = LOSSY
     for algo, tcp in TCP.items():
-        rates = []
-        for seed in LOSSY_SEEDS:
-            res = run(S003, f"{variant} {tcp} 5 s seed {seed}", variant=variant, tcp=tcp, duration_s=5.0,
-                      error_rate=loss, seed=seed, warmup_s=0.0, interval_s=0.25)
-            rates.append(res.summary.loc["h1h2", "goodput_bps"])
-        note = f"{v}, {tcp}, 5 s, whole test, mean of seeds 1-{len(rates)}"
-        rows += [row(question, scenario, algo, "goodput", f"{np.mean(rates) / 1e6:.3f}", "Mbit/s", note),
-                 row(question, scenario, algo, "goodput_min", f"{min(rates) / 1e6:.3f}", "Mbit/s", note),
-                 row(question, scenario, algo, "goodput_max", f"{max(rates) / 1e6:.3f}", "Mbit/s", note)]
+        for seconds, where in ((LOSSY_SECONDS, scenario), (5.0, f"{scenario}, 5 s")):
+            rates = []
+            for seed in LOSSY_SEEDS:
+                res = run(S003, f"{variant} {tcp} {seconds:.0f} s seed {seed}", variant=variant, tcp=tcp,
+                          duration_s=seconds, error_rate=loss, seed=seed, warmup_s=0.0, interval_s=0.25)
+                rates.append(res.summary.loc["h1h2", "goodput_bps"])
+            note = f"{v}, {tcp}, {seconds:.0f} s, whole test, mean of seeds 1-{len(rates)}"
+            rows += [row(question, where, algo, "goodput", f"{np.mean(rates) / 1e6:.3f}", "Mbit/s", note),
+                     row(question, where, algo, "goodput_min", f"{min(rates) / 1e6:.3f}", "Mbit/s", note),
+                     row(question, where, algo, "goodput_max", f"{max(rates) / 1e6:.3f}", "Mbit/s", note)]
         res = run(S003, f"{variant} {tcp} 60 s", variant=variant, tcp=tcp, duration_s=60.0, error_rate=loss,
                   seed=1, warmup_s=0.0)
         rows.append(row(question, f"{scenario}, 60 s", algo, "goodput",
                         f"{res.summary.loc['h1h2', 'goodput_bps'] / 1e6:.3f}", "Mbit/s", f"{v}, {tcp}, 60 s, seed 1"))
+    if only_lossy:
+        return rows
     for question, scenario, variant, seconds, loss in SINGLE:
         for algo, tcp in TCP.items():
             res = run(S003, f"{variant} {tcp} {seconds:.0f} s", variant=variant, tcp=tcp, duration_s=seconds,
@@ -162,30 +174,40 @@ def seed003_rows() -> list:
     return rows
 
 
-def seed003_findings() -> list:
-    """The runs behind notebook 10's explanations (question "finding")."""
+def seed003_findings(parts=("loss", "core", "window")) -> list:
+    """The runs behind notebook 10's explanations (question "finding"): ``loss`` (the lossy
+    long link at lower loss rates), ``core`` (TCP settings on the 100 Mbit/s core), ``window``
+    (Mininet's socket buffers on the 200 ms core)."""
     rows = []
     v = version()
-    print("seed 003: findings", flush=True)
-    # 1. the lossy long link: a 5 s test at loss rates below the configured 0.1 % per segment
+    print("seed 003: findings " + ", ".join(parts), flush=True)
+    # 1. the lossy long link: its test at loss rates below the configured 0.1 % per segment
     question, scenario, variant, _ = LOSSY
-    for p in FINDING_LOSSES:
+    for p in FINDING_LOSSES if "loss" in parts else ():
         for algo, tcp in TCP.items():
-            rates = [run(S003, f"{variant} {tcp} 5 s, loss {100 * p:g} %, seed {seed}", variant=variant, tcp=tcp,
-                         duration_s=5.0, error_rate={"s1-s2": p}, seed=seed, warmup_s=0.0,
-                         interval_s=0.25).summary.loc["h1h2", "goodput_bps"] for seed in FINDING_SEEDS]
-            note = f"{v}, {tcp}, 5 s, whole test, loss {100 * p:g} % per segment on s1-s2, seeds 1-{len(rates)}"
-            where = f"lossy long link, 5 s, loss {100 * p:g} %"
+            rates = [run(S003, f"{variant} {tcp} {LOSSY_SECONDS:.0f} s, loss {100 * p:g} %, seed {seed}",
+                         variant=variant, tcp=tcp, duration_s=LOSSY_SECONDS, error_rate={"s1-s2": p} if p else 0.0,
+                         seed=seed, warmup_s=0.0, interval_s=0.25).summary.loc["h1h2", "goodput_bps"]
+                     for seed in (FINDING_SEEDS[p] if p else [1])]
+            note = (f"{v}, {tcp}, {LOSSY_SECONDS:.0f} s, whole test, loss {100 * p:g} % per segment on s1-s2, "
+                    + (f"seeds 1-{len(rates)}" if p else "no loss"))
+            where = f"lossy long link, loss {100 * p:g} %"
+            if not p:
+                res = run(S003, f"{variant} {tcp} 5 s, no loss", variant=variant, tcp=tcp, duration_s=5.0,
+                          seed=1, warmup_s=0.0, interval_s=0.25)
+                rows.append(row("finding", "lossy long link, 5 s, loss 0 %", algo, "goodput",
+                                f"{res.summary.loc['h1h2', 'goodput_bps'] / 1e6:.3f}", "Mbit/s",
+                                f"{v}, {tcp}, 5 s, whole test, no loss"))
             rows += [row("finding", where, algo, "goodput", f"{np.mean(rates) / 1e6:.3f}", "Mbit/s", note),
                      row("finding", where, algo, "goodput_min", f"{min(rates) / 1e6:.3f}", "Mbit/s", note),
                      row("finding", where, algo, "goodput_max", f"{max(rates) / 1e6:.3f}", "Mbit/s", note)]
     # 2. one pair on the 100 Mbit/s core: no setting of ns-3's TCP keeps it from the link
-    for label, kw in CORE_SETTINGS.items():
+    for label, kw in CORE_SETTINGS.items() if "core" in parts else ():
         res = run(S003, f"core_100m {label}", variant="core_100m", duration_s=10.0, seed=1, warmup_s=0.0, **kw)
         rows.append(row("finding", f"100 Mbit/s core, {label}", "h1h2", "goodput",
                         f"{res.summary.loc['h1h2', 'goodput_bps'] / 1e6:.3f}", "Mbit/s", f"{v}, 10 s, seed 1"))
     # 3. the 200 ms core: the window Mininet's buffers allow
-    for algo, tcp in TCP.items():
+    for algo, tcp in TCP.items() if "window" in parts else ():
         res = run(S003, f"core_delay {tcp} 8 MiB buffers", variant="core_delay", tcp=tcp, duration_s=60.0, seed=1,
                   warmup_s=0.0, socket_buffer_bytes=MININET_WINDOW_BYTES)
         rows.append(row("finding", "200 ms core delay, 8 MiB window", algo, "goodput",
@@ -196,8 +218,10 @@ def seed003_findings() -> list:
 
 
 #: per-segment loss rates of the lossy link's 5 s test, and the seeds of each
-FINDING_LOSSES = (0.001, 0.0003, 0.0001, 0.00003)
-FINDING_SEEDS = range(1, 11)
+FINDING_LOSSES = (0.0003, 0.0001, 0.00003, 0.0)
+#: seeds per loss rate: at 0.003 % a 10 s test runs at up to 60 Mbit/s with windows of
+#: thousands of segments, several minutes of wall time each
+FINDING_SEEDS = {0.0003: range(1, 6), 0.0001: range(1, 6), 0.00003: range(1, 4)}
 #: ns-3 settings tried on the 100 Mbit/s core (label -> simulate's options)
 CORE_SETTINGS = {
     "Linux Reno": dict(tcp="LinuxReno"),
@@ -209,6 +233,8 @@ CORE_SETTINGS = {
 }
 #: Mininet sets tcp_rmem's maximum to 16 MiB (mininet.util.fixLimits); Linux advertises half
 MININET_WINDOW_BYTES = 2**23
+#: a group of findings (findings-<group>) -> the words its rows' scenario holds
+FINDING_GROUP = {"loss": "lossy long link", "core": "100 Mbit/s core", "window": "200 ms core delay"}
 
 
 # --- seed 002 ---------------------------------------------------------------------------
@@ -309,15 +335,32 @@ def seed002_rows() -> list:
 
 def main(argv):
     parts = argv or ["seed002", "seed003", "findings"]
-    unknown = [p for p in parts if p not in ("seed002", "seed003", "findings")]
+    unknown = [p for p in parts if p not in ("seed002", "seed003", "seed003-lossy", "findings")
+               and p.split("-", 1)[-1] not in FINDING_GROUP]
     if unknown:
-        sys.exit(f"unknown part {unknown[0]!r}: give seed002, seed003 and/or findings")
+        sys.exit(f"unknown part {unknown[0]!r}: give seed002, seed003 (or seed003-lossy: its lab5_2 rows only) "
+                 "and/or findings")
+    if "seed003-lossy" in parts:
+        path = DATA / "seed003" / "simulated" / "ns3.csv"
+        with open(path, newline="") as fh:
+            kept = [r for r in csv.DictReader(fh) if r["question"] != LOSSY[0]]
+        write_rows(path, seed003_rows(only_lossy=True) + kept)
     if "seed002" in parts:
         write_rows(DATA / "seed002" / "simulated" / "ns3.csv", seed002_rows())
     if "seed003" in parts:
         write_rows(DATA / "seed003" / "simulated" / "ns3.csv", seed003_rows())
     if "findings" in parts:
         write_rows(DATA / "seed003" / "simulated" / "findings.csv", seed003_findings())
+    for part in [p for p in parts if p.startswith("findings-")]:
+        # one group of findings, merged into findings.csv in place of its earlier rows
+        group = part.split("-", 1)[1]
+        path = DATA / "seed003" / "simulated" / "findings.csv"
+        new = seed003_findings((group,))
+        old = []
+        if path.exists():
+            with open(path, newline="") as fh:
+                old = [r for r in csv.DictReader(fh) if FINDING_GROUP[group] not in r["scenario"]]
+        write_rows(path, new + old)
 
 
 if __name__ == "__main__":
