@@ -42,7 +42,7 @@ __all__ = ["sweep", "expand_grid", "load_run", "run_key", "GRID_KEYS", "CACHE_FO
 #: What a grid (or the fixed options of a sweep) may vary: ``variant`` and the options of simulate.
 GRID_KEYS = ("variant", "duration_s", "tcp", "queue_packets", "error_rate", "transport", "offered_bps",
              "payload_bytes", "queue_disc", "start_s", "stop_s", "interval_s", "warmup_s", "udp_arrivals",
-             "delayed_ack_count", "sack", "ts_rtt", "ecn", "max_packets")
+             "delayed_ack_count", "sack", "ts_rtt", "ecn", "socket_buffer_bytes", "linux_rto", "max_packets")
 #: Version of the cache's file layout (part of every key).
 CACHE_FORMAT = 1
 _RESULT_FILES = ("_cpp.py", "_engine.py", "_worker.py", "result.py", "core.py")
