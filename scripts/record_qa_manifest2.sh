@@ -138,7 +138,7 @@ ip netns exec $B iperf -c $SRC -p 5001 -t 4 > /dev/null 2>&1
 wait $AB
 wait $SS
 echo 0 > "$TRACE/events/tcp/tcp_probe/enable"
-thin_probe < "$TRACE/trace" > "$OUT/tcp_probe_two_ways_5001.txt"
+thin_probe < "$TRACE/trace" > "$OUT/tcpprobe_two_ways_5001.txt"
 rmdir "$TRACE"
 if [ "$MOUNTED" = 1 ]; then umount "$TRACEFS"; MOUNTED=0; fi
 kill $SA $SB 2>/dev/null || true
@@ -201,7 +201,7 @@ iperf3_tcp_M1000_client.json iperf3 -c -t 4 -M 1000 -J (start.tcp_mss = 1000)
 iperf3_tcp_R_{server,client}.json  iperf3 -s -1 -J / iperf3 -c -t 4 -R -J (the server sends; tcp_mss_default 0 there)
 ss_two_ways_5001.txt         while: echo "# \$(date +%s.%N)"; ss -tin; sleep 0.4 on $A, during iperf -c $DST -p 5001 -t 4
                              from $A and iperf -c $SRC -p 5001 -t 4 from $B at once (iperf -s -p 5001 on both)
-tcp_probe_two_ways_5001.txt  the tcp:tcp_probe tracepoint of the same run (filter sport == 5001 || dport == 5001;
+tcpprobe_two_ways_5001.txt  the tcp:tcp_probe tracepoint of the same run (filter sport == 5001 || dport == 5001;
                              the tracepoint sees both namespaces: each connection from both ends), thinned:
                              per socket a line when snd_cwnd or ssthresh changed or 0.1 s after the last kept
 iperf2_tcp_r_{client,server}.txt   iperf -c -r -L 5512 -t 3 -i 1 / iperf -s -i 1

@@ -92,8 +92,9 @@ def test_a_hand_written_table_with_a_bad_row_keeps_its_own_message(tmp_path):
 # --- item 7: a window in bytes beside a prediction in packets ---------------------------------
 
 def test_a_window_in_bytes_beside_packets_is_a_note_naming_mss_bytes(tmp_path):
-    shutil.copy(REC / "q10_h1_tcp_iperf3_client.json", tmp_path / "client.json")
-    (tmp_path / "m.toml").write_text(_entry("Q18", "B3", "h2_tcp", "cwnd", "client.json"))
+    # iperf3's text without -V states no MSS: its Cwnd column stays in bytes
+    shutil.copy(REC / "q10_h1_tcp_iperf3_client.txt", tmp_path / "client.txt")
+    (tmp_path / "m.toml").write_text(_entry("Q18", "B3", "h2_tcp", "cwnd", "client.txt"))
     m = compare.load_measurements(tmp_path / "m.toml")
     assert m.base_unit[0] == "byte"
     sel = dict(question="Q18", scenario="B3", flow="h2_tcp", metric="cwnd")
@@ -102,7 +103,7 @@ def test_a_window_in_bytes_beside_packets_is_a_note_naming_mss_bytes(tmp_path):
     text = compare.format_comparison(t)
     assert "is in bytes, the prediction in packets" in text and "mss_bytes = 1448" in text, text
     # the next step: mss_bytes in the entry counts the window in segments, and the row compares
-    (tmp_path / "m.toml").write_text(_entry("Q18", "B3", "h2_tcp", "cwnd", "client.json", mss_bytes=1448))
+    (tmp_path / "m.toml").write_text(_entry("Q18", "B3", "h2_tcp", "cwnd", "client.txt", mss_bytes=1448))
     m = compare.load_measurements(tmp_path / "m.toml")
     t = compare.compare_measured(m, [("B3 window", 40.0, "packet", sel)], rtol=0.5)
     assert t.verdict.tolist() != ["no data"] and t.measured.iloc[0] == pytest.approx(m.value_base.iloc[0])

@@ -467,9 +467,13 @@ def test_iperf3_tcp_json(tmp_path):
     assert build(tmp_path, c, metric="rtt_min", stat="summary").value == pytest.approx(sender["min_rtt"] * 1e-6)
     r = build(tmp_path, c, metric="cwnd")
     cw = [iv["streams"][0]["snd_cwnd"] for iv in doc["intervals"]]
-    assert r.unit == "bytes" and r.value == pytest.approx(sum(cw) / len(cw), rel=1e-12) and r.n_samples == len(cw)
+    # counted in segments of the MSS the client's document states (start.tcp_mss_default)
+    mss = doc["start"]["tcp_mss_default"]
+    assert mss == 1448 and all(w % mss == 0 for w in cw)
+    assert r.unit == "segments" and r.value == pytest.approx(sum(cw) / len(cw) / mss, rel=1e-12)
+    assert r.n_samples == len(cw) and "mss_bytes" in r.defaults.split() and "start.tcp_mss_default" in r.note
     refused(tmp_path, c, ["no mean cwnd", 'stat = "mean"'], metric="cwnd", stat="summary")
-    assert build(tmp_path, c, metric="cwnd", stat="max").value == max(cw)
+    assert build(tmp_path, c, metric="cwnd", stat="max").value == max(cw) / mss
     refused(tmp_path, c, ["lost/total"], metric="loss")
     sdoc, siv = iperf3_json(s)
     r = build(tmp_path, s, metric="goodput")

@@ -337,8 +337,10 @@ def test_iperf2_client_last_interval_runs_until_the_socket_drained(tmp_path):
     for m in re.finditer(r"\]\s+([\d.]+)-[\d.]+ sec .*?\s(\d+)K/(\d+)\(\d+\) us", text):
         cw.setdefault(float(m[1]), int(m[2]) * 1024)
         rtt.setdefault(float(m[1]), int(m[3]) * 1e-6)
+    # the window in segments of the MSS the connected line states ("icwnd/mss/irtt=14/1448/45")
+    mss = int(re.search(r"icwnd/mss/irtt=\d+/(\d+)/", text)[1])
     for metric, value in (("goodput", lambda w: mean(x["rate"] for x in w)),
-                          ("cwnd", lambda w: mean(cw[x["t0"]] for x in w)),
+                          ("cwnd", lambda w: mean(cw[x["t0"]] for x in w) / mss),
                           ("rtt", lambda w: mean(rtt[x["t0"]] for x in w))):
         keys = {"side": "sender"} if metric == "goodput" else {}
         r = build(tmp_path, f, metric=metric, **keys)

@@ -580,7 +580,8 @@ def test_iperf2_fast_path_values():
     assert df["src"].unique().tolist() == ["10.0.0.1:40000"] and df["connection"].tolist() == [1] * 5
     (total,) = df.attrs["summary"]
     assert total == {"stream": "3", "start_s": 0.0, "end_s": 5.0, "bytes": 5.62 * 1024**2, "rate_bps": 9.43e6,
-                     "time_s": 5.0, "connection": 1, "src": "10.0.0.1:40000", "dst": "10.0.0.2:5001", "role": "summary"}
+                     "time_s": 5.0, "connection": 1, "src": "10.0.0.1:40000", "dst": "10.0.0.2:5001", "printed_by": "sender",
+                     "role": "summary"}
 
 
 @pytest.mark.parametrize("seed", range(2))

@@ -252,7 +252,9 @@ def hand_value(row):
     if "iperf3" in name and name.endswith(".json"):
         field = {"cwnd": "snd_cwnd", "rtt": "rtt"}.get(row.metric)
         rows = in_window(iperf3_json_intervals(path, field), lo, hi)
-        return {"cwnd": 1.0, "rtt": 1e-6}.get(row.metric, 1.0) * rows[:, 2].mean() if row.metric != "loss" \
+        # a window in segments of the MSS the document states (its windows are whole multiples of it)
+        mss = json.loads(path.read_text())["start"].get("tcp_mss_default") if row.unit == "segments" else 1.0
+        return {"cwnd": 1.0 / mss, "rtt": 1e-6}.get(row.metric, 1.0) * rows[:, 2].mean() if row.metric != "loss" \
             else rows[:, 3].sum() / rows[:, 4].sum()
     if "iperf3" in name:
         rows = in_window(iperf3_text_intervals(path), lo, hi)
@@ -260,6 +262,8 @@ def hand_value(row):
         rows = in_window(iperf2_csv_intervals(path), lo, hi)
     else:
         rows = in_window(iperf2_text_intervals(path, "cwnd" if row.metric == "cwnd" else "rate"), lo, hi)
+        if row.metric == "cwnd" and row.unit == "segments":  # KBytes over the MSS its connected line states
+            return rows[:, 2].mean() / float(re.search(r"icwnd/mss/irtt=\d+/(\d+)/", path.read_text())[1])
     if row.metric == "loss":
         return rows[:, 3].sum() / rows[:, 4].sum()
     return rows[:, 2].mean()

@@ -69,7 +69,7 @@ OUT_OF_ORDER = re.compile(
 )
 INFORMATIONAL = re.compile(r"sec\s+(?:trip-time|L2 processing|Clock sync error|OWD)")
 LISTEN2 = re.compile(r"^Server listening on (?:TCP|UDP)(?: \(v6\))? port (?P<port>\d{1,5})(?!\d)")  # <= 5 digits
-CONNECT2 = re.compile(r"^Client connecting to \S+?,? (?:TCP|UDP) port \d+")
+CONNECT2 = re.compile(r"^Client connecting to \S+?,? (?:TCP|UDP) port (?P<port>\d+)")
 IPERF3_TCP_TAIL = re.compile(rf"^\s*(?P<retr>\d+)(?:\s+(?P<cwnd>{_NUM})\s+(?P<cu>[KMGT]?)Bytes)?(?P<tail>.*)$")
 _IPERF3_UDP_CLIENT_TAIL = re.compile(r"^\s*(?P<total>\d+)\s*(?P<tail>.*)$")
 ROLE = re.compile(r"\b(sender|receiver)\s*$")
@@ -95,7 +95,7 @@ CORE = ["stream", "start_s", "end_s", "time_s", "bytes", "rate_bps"]
 OPTIONAL = [
     "retransmits", "cwnd_bytes", "cwnd_segments", "inflight_bytes", "inflight_segments", "rtt_s", "rttvar_s",
     "writes", "write_errors", "reads", "packets", "lost_packets", "loss", "jitter_s", "out_of_order", "omitted",
-    "direction", "connection", "src", "dst", "timestamp",
+    "direction", "connection", "src", "dst", "printed_by", "timestamp",
 ]
 
 
@@ -108,7 +108,7 @@ def build_frame(rows: list[dict]) -> pd.DataFrame:
     return _typed(pd.DataFrame(data, columns=cols))
 
 
-STR_COLUMNS = ("stream", "src", "dst", "direction", "timestamp")
+STR_COLUMNS = ("stream", "src", "dst", "printed_by", "direction", "timestamp")
 _INT_COLUMNS = ("retransmits", "packets", "lost_packets", "cwnd_segments", "inflight_segments", "out_of_order")
 
 

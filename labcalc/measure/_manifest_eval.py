@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ._manifest_direction import one_direction, two_way
 from ._manifest_sampled import labtool_series, labtool_summary_loss, ping_series, sampled_series
 from ._manifest_window import Fail, Series, Window, fmt_window, num_text, pick, MIN_SAMPLES
 from .endtest import end_of_test, interval_end, is_udp, server_intervals
@@ -89,10 +90,49 @@ def evaluate(df: pd.DataFrame, entry: dict, shared: dict | None = None) -> Part:
 # --- iperf 2 and iperf3 ----------------------------------------------------------------------
 
 def _iperf(df: pd.DataFrame, entry: dict, shared: dict | None, fmt: str) -> Part:
-    metric, stat, side = entry["metric"], entry["stat"], entry.get("side")
-    if metric in _WANTED and _both_directions(df):
+    metric = entry["metric"]
+    stated = entry.get("side") if _explicit(entry, "side") else None
+    notes, chosen = [], []
+    if fmt == "iperf" and two_way(df) and (metric in _WANTED or "connection" in entry):
+        # -d / -r / --full-duplex: the direction the entry names, as a one-way printout
+        df, notes, chosen = one_direction(df, entry, stated)
+    elif metric in _WANTED and _both_directions(df):
         raise Fail("file", entry.get("_name", "?"), "both directions' rates are in this file (--bidir, --full-duplex, "
                                                     "-d or -r); record each direction as its own test")
+    assumed = ""
+    if interval_end(df) is None and df.attrs.get("side") not in ("client", "server", "dual") and metric == "goodput":
+        if stated is None:
+            if not any(f["end"] == (entry.get("side") or "receiver") for f in end_of_test(df)):
+                raise Fail("side", entry.get("side") or "receiver", _unknown_end(df, fmt))
+        else:
+            # lines that do not say which end printed them: the student's word, said in the row
+            assumed = f"{_unknown_end(df, fmt, short=True)}: its lines taken as the {stated}'s, as side says"
+            attrs = dict(df.attrs, side="client" if stated == "sender" else "server", reverse=False, end_name=stated)
+            df = df.copy()
+            df.attrs.update(attrs)
+    part = _iperf_one_way(df, entry, shared, fmt)
+    part.notes[:0] = notes
+    if assumed:
+        part.notes.append(assumed)
+    part.chosen.extend(chosen)
+    return part
+
+
+def _unknown_end(df: pd.DataFrame, fmt: str, short: bool = False) -> str:
+    """Why a printout does not say which end printed it, and (unless *short*) what to write."""
+    if df.attrs.get("side") == "unknown":  # the iperf 2 reader's word for such a CSV
+        why = ("this iperf 2 CSV does not say which end printed it (-y C without -e writes no header, and a TCP "
+               "line carries nothing only one end measures)")
+        step = "side = \"receiver\" (the server's CSV) or side = \"sender\" (the client's)"
+    else:
+        why = (f"this {fmt} file does not say which end printed it (no 'Client connecting' or 'Server listening' "
+               "line: its header was not saved)")
+        step = "side = \"receiver\" (a server's lines) or side = \"sender\" (a client's)"
+    return why if short else f"{why}; if you know, say so with {step}"
+
+
+def _iperf_one_way(df: pd.DataFrame, entry: dict, shared: dict | None, fmt: str) -> Part:
+    metric, stat, side = entry["metric"], entry["stat"], entry.get("side")
     udp = is_udp(df)
     figures = end_of_test(df)
     tests = _iperf2_tests(df, figures) if fmt == "iperf" else 1
@@ -137,13 +177,7 @@ def _iperf(df: pd.DataFrame, entry: dict, shared: dict | None, fmt: str) -> Part
             s.notes.append("the server's intervals (--get-server-output)")
             return _finish(so, entry, shared, fmt, s)
         return _finish(df, entry, shared, fmt, _interval_series(df, metric, fmt, entry))
-    own_end, own_label = interval_end(df), ""
-    if own_end is None and metric == "goodput" and _explicit(entry, "side") and df.attrs.get("side") != "dual":
-        # lines copied without iperf's header: which end printed them is the student's word
-        own_end = want
-        own_label = (f"the file does not say which end printed it (no header line): its lines taken as the "
-                     f"{want}'s, as side says")
-    views = [(df, own_end, own_label)]
+    views = [(df, interval_end(df), "")]
     if so is not None:
         views.append((so, interval_end(so), "the server's intervals (--get-server-output)"))
     explicit = _explicit(entry, "window_s") or _explicit(entry, "stat")
@@ -260,10 +294,7 @@ def _what_it_has(figures: list) -> str:
 def _iperf_no_intervals(df, entry, figures, metric, want, fmt, ends, udp) -> Part:
     """No per-interval rows of the end asked: the end-of-test line when the entry allows it, else a refusal."""
     measured = "/".join(sorted(e for e in ends if e))
-    who = (f"this {fmt} file's intervals were measured by the {measured}" if measured else
-           f"this {fmt} file does not say which end printed it (no 'Client connecting' or 'Server listening' "
-           "line: its header was not saved); if you know, say so with side = \"receiver\" (a server's lines) "
-           "or side = \"sender\" (a client's)")
+    who = f"this {fmt} file's intervals were measured by the {measured}" if measured else _unknown_end(df, fmt)
     windowed = _explicit(entry, "window_s") or _explicit(entry, "stat") or "window_seq" in entry
     if metric == "loss":
         if _has(figures, "receiver", "loss") and not windowed:
@@ -496,6 +527,18 @@ def _ping(df: pd.DataFrame, entry: dict, shared: dict | None) -> Part:
     summ = df.attrs.get("summary") or {}
     if metric not in ("rtt", "rtt_min", "loss"):
         raise Fail("metric", metric, "a ping file gives rtt, rtt_min and loss only")
+    blocks = max((r.get("statistics_blocks", 0) for r in df.attrs.get("runs") or [] if isinstance(r, dict)),
+                 default=0)
+    if blocks > 1 and (metric == "loss" or stat == "summary"):
+        # two pings writing into one file at once: their statistics blocks follow the last
+        # banner, their replies are mixed; pooled they are neither ping's figures
+        targets = df.attrs.get("target")
+        named = f" (to {', '.join(map(str, targets))})" if isinstance(targets, list) else ""
+        step = "split the file (one ping per file: each ping > its own file)" + (
+            "" if metric == "loss" else ", or take the replies: stat = \"mean\" with window_s or window_seq")
+        raise Fail("file" if metric == "loss" else "stat", entry.get("_name", "?") if metric == "loss" else stat,
+                   f"holds {blocks} statistics blocks after one banner: several pings wrote into this file at once"
+                   f"{named}, so whose counts are whose cannot be told; {step}")
     if metric == "loss":
         windowed = _explicit(entry, "window_s") or "window_seq" in entry or \
             (_explicit(entry, "stat") and stat != "summary")
@@ -521,11 +564,21 @@ def _ping(df: pd.DataFrame, entry: dict, shared: dict | None) -> Part:
                                           "statistics); use stat = \"mean\" over its replies")
         return Part(float(summ[key]), 1, "ping", "", "s", None, "statistics line", stat="summary")
     runs = df["run"].nunique() if "run" in df.columns else 1
-    if runs > 1:
+    if runs > 1 and blocks <= 1:
         raise Fail("file", entry.get("_name", "?"), f"holds {runs} ping runs appended to one file; a window would mix "
                                                     "them: keep one run per file (stat = \"summary\" takes the "
                                                     "statistics of all of them)")
-    return _finish(df, entry, shared, "ping", ping_series(df, metric))
+    stamped = "time_s" in df.columns and bool(df["time_s"].notna().all()) and len(df)
+    if blocks > 1 and not stamped and "window_seq" not in entry and not _explicit(entry, "window_s"):
+        raise Fail("window_seq", "(none)", f"the replies of the {blocks} pings that wrote into this file at once "
+                                           "carry no times (no -D), and their icmp_seq numbers repeat: give "
+                                           "window_seq = [first, last] (the replies of every ping with those "
+                                           "numbers), or record with ping -D")
+    part = _finish(df, entry, shared, "ping", ping_series(df, metric))
+    if blocks > 1:
+        part.notes.append(f"the replies of every ping in the file ({blocks} statistics blocks: several pings wrote "
+                          "into it at once)")
+    return part
 
 
 # --- labcalc's own files (measure.tidy) --------------------------------------------------------------
@@ -621,9 +674,36 @@ def _finish(df, entry: dict, shared: dict | None, fmt: str, s: Series) -> Part:
     part = Part(value / scale, int(mask.sum()), fmt, "", unit, win, how, counts=counts, stat=stat)
     part.notes.extend(s.notes)
     part.chosen.extend(getattr(s, "chosen", []))
-    if metric == "cwnd" and scale != 1.0 and entry.get("mss_bytes") is None:
-        part.chosen.append("mss_bytes")  # the file stated its MSS
+    if metric == "cwnd" and entry.get("mss_bytes") is None:
+        part.notes.extend(_mss_note(df, unit, scale))
+        if scale != 1.0:
+            part.chosen.append("mss_bytes")  # the file stated its MSS
     return part
+
+
+def _mss_note(df, unit: str, scale: float) -> list[str]:
+    """What the row says of a window's unit: the MSS a tool's file states and where, or how to
+    count a window left in bytes in segments."""
+    where = df.attrs.get("mss_from")
+    if scale != 1.0:
+        return [f"the window counted in segments of {num_text(scale)} bytes, the MSS the file states ({where})"] \
+            if isinstance(where, str) else []
+    if unit != CWND_BYTES_UNIT:
+        return []
+    why = where if isinstance(where, str) else "the file states no MSS"
+    windows = df["cwnd_bytes"].dropna().to_numpy(float) if "cwnd_bytes" in df.columns else np.zeros(0)
+    windows = windows[windows > 0]
+    for mss in _USUAL_MSS:
+        if len(windows) and np.all(np.mod(windows, mss) == 0):
+            return [f"the window is in bytes ({why}): every window is a whole multiple of {mss} bytes, "
+                    f"{_USUAL_MSS[mss]}: give mss_bytes = {mss} to count it in segments"]
+    return [f"the window is in bytes ({why}): give mss_bytes = 1448 (the segment size on a 1500-byte MTU with TCP "
+            "timestamps; ss -ti prints it as mss:) to count it in segments"]
+
+
+#: Segment sizes [bytes] a window in bytes is checked against for the row's note.
+_USUAL_MSS = {1448: "the segment size on a 1500-byte MTU with TCP timestamps",
+              1460: "the segment size on a 1500-byte MTU without TCP timestamps"}
 
 
 def _unit(df, entry: dict, fmt: str) -> tuple[str, float]:

@@ -25,7 +25,8 @@ import pandas as pd
 from ._common import numeric_column
 from ._manifest_window import Fail, Series, num_text
 
-__all__ = ["ping_series", "labtool_series", "sampled_series", "pick_connection", "DATA_SHARE", "BUSY_SEND_Q_BYTES"]
+__all__ = ["ping_series", "labtool_series", "sampled_series", "pick_connection", "directed_listing", "DATA_SHARE",
+           "BUSY_SEND_Q_BYTES"]
 
 #: The connection that carried the data is taken when it carried at least this many times
 #: the bytes of any other connection of the file (iperf3's control connection: a few
@@ -211,7 +212,55 @@ def pick_connection(df: pd.DataFrame, wanted: str) -> pd.DataFrame:
                                          + (_listing(df) or "no named connection"))
     out = df[hit]
     out.attrs.update(df.attrs)
+    keys = _ends(out)
+    if keys.nunique() > 1:
+        # two flows opposite ways to one port (":5001" is either end of both), or -P streams:
+        # their samples would be averaged or one of them kept without a word
+        raise Fail("connection", wanted, f"matches {keys.nunique()} connections of this file: "
+                                         f"{directed_listing(df, set(keys))}; name one exactly")
     return out
+
+
+def directed_listing(df: pd.DataFrame, only: set | None = None) -> str:
+    """The connections of a log, each as ``sender -> receiver (N bytes sent)`` with a
+    ``connection`` value that names it alone (at most 8, the others counted).
+
+    ss names the local socket first: a socket that received more than it sent is listed
+    from its peer (the data came that way). tcp_probe logs both ends of a connection when
+    both run on the traced host: the end whose ``snd_una`` advanced furthest sent the data.
+    iperf rows name the data sender first already; their bytes are the intervals' sum."""
+    df = df[df["src"].notna() & df["dst"].notna()]
+    keys = _ends(df)
+    every_end = pd.concat([df["src"].astype(str), df["dst"].astype(str)])
+    parts, listed = [], [k for k in dict.fromkeys(keys) if only is None or k in only]
+    for key in listed[:8]:
+        rows = df[keys == key]
+        src, dst, sent, how = _direction(rows)
+        others = set(every_end[pd.concat([keys != key, keys != key]).to_numpy()])
+        name = next((end for end in (dst, src) if end not in others), None)
+        named = f"; connection = \"{name}\"" if name else ""
+        parts.append(f"{src} -> {dst} ({num_text(sent)} bytes {how}{named})")
+    more = len(listed) - len(parts)
+    return ", ".join(parts) + (f" and {more} more" if more > 0 else "")
+
+
+def _direction(rows: pd.DataFrame) -> tuple[str, str, float, str]:
+    """(sender, receiver, bytes sent, how they were counted) of one connection's rows."""
+    src, dst = str(rows["src"].iloc[0]), str(rows["dst"].iloc[0])
+    fmt = rows.attrs.get("format")
+    if fmt == "tcp_probe" and "snd_una" in rows.columns:
+        by_end = _acked(rows, rows["src"].astype(str))
+        sender = str(by_end.idxmax()) if len(by_end) else src
+        receiver = str(rows.loc[rows["src"].astype(str) == sender, "dst"].iloc[0])
+        return sender, receiver, float(by_end.max()) if len(by_end) else 0.0, "acknowledged"
+    if fmt == "ss":
+        sent = max((float(rows[c].max()) for c in ("bytes_sent", "bytes_acked")
+                    if c in rows.columns and rows[c].notna().any()), default=0.0)
+        got = float(rows["bytes_received"].max()) if "bytes_received" in rows.columns and \
+            rows["bytes_received"].notna().any() else 0.0
+        return (dst, src, got, "received here") if got > sent else (src, dst, sent, "sent")
+    total = float(pd.to_numeric(rows["bytes"], errors="coerce").sum()) if "bytes" in rows.columns else 0.0
+    return src, dst, total, "sent"
 
 
 def _acked(df: pd.DataFrame, by: pd.Series) -> pd.Series:
@@ -235,7 +284,10 @@ def _carried(df: pd.DataFrame) -> pd.Series | None:
     if cols:
         return df.groupby(_ends(df))[cols].max().max(axis=1).fillna(0.0)
     if df.attrs.get("format") == "tcp_probe" and "snd_una" in df.columns:
-        return _acked(df, _ends(df))
+        # per end: a trace of both ends holds two sequence spaces under one connection
+        keys = _ends(df)
+        per_end = _acked(df, keys + " | " + df["src"].astype(str))
+        return per_end.groupby([k.split(" | ")[0] for k in per_end.index]).max()
     return None
 
 

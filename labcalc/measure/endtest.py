@@ -98,22 +98,29 @@ def _from_text3(summary: list, source: str, side: str | None = None) -> list[dic
 def _from_iperf2(df: pd.DataFrame, summary: list) -> list[dict]:
     side = df.attrs.get("side")
     local = {"client": "sender", "server": "receiver"}.get(side)
+    name = df.attrs.get("end_name") or side  # a manifest's view of one end: "receiver", "sender"
     out = []
     have_local = set()
     for s in summary:
+        # the end that printed a line: the reader's printed_by per connection (an iperf 2.1 client
+        # of --reverse receives), else the side of the file
+        end = s.get("printed_by") if s.get("printed_by") in ("sender", "receiver") else local
         if s.get("role") == "server report":
             out.append(_figure(s, "receiver", "Server Report (the receiver's end-of-test line)"))
-        elif local is not None:
-            out.append(_figure(s, local, f"{side}'s end-of-test line"))
+        elif end is not None:
+            out.append(_figure(s, end, f"{name if end == local else end}'s end-of-test line"))
             have_local.add(str(s.get("stream")))
-    if local is not None and len(df) and {"stream", "start_s", "end_s"} <= set(df.columns):
+    if len(df) and {"stream", "start_s", "end_s"} <= set(df.columns):
         # without -i, a stream's only line is its whole-test line (a row of the frame)
         for stream, rows in df.groupby(df["stream"].astype(str), sort=False):
             if stream in have_local or len(rows) != 1 or float(rows["start_s"].iloc[0]) != 0.0:
                 continue
             if "omitted" in rows.columns and bool(rows["omitted"].iloc[0]):
                 continue
-            out.append(_figure(rows.iloc[0].to_dict(), local, f"{side}'s end-of-test line (its only line)"))
+            row = rows.iloc[0].to_dict()
+            end = row.get("printed_by") if row.get("printed_by") in ("sender", "receiver") else local
+            if end is not None:
+                out.append(_figure(row, end, f"{name if end == local else end}'s end-of-test line (its only line)"))
     return out
 
 
@@ -244,9 +251,11 @@ def interval_end(df: pd.DataFrame) -> str | None:
     -----
     The columns decide first, because only one end can measure them: lost/total
     datagrams, jitter or reads (receiver); retransmits, the congestion window, the RTT
-    or writes (sender); iperf3's UDP ``Total Datagrams`` alone (sender). Otherwise the
-    side that printed the file decides: the client sends, the server receives, and ``-R``
-    swaps them (an iperf3 server does not print ``Reverse mode``: its columns tell).
+    or writes (sender); iperf3's UDP ``Total Datagrams`` alone (sender). Then iperf 2's
+    ``printed_by`` column (which end of its connection printed each row, from the connected
+    lines), when all rows say the same. Otherwise the side that printed the file decides:
+    the client sends, the server receives, and ``-R`` swaps them (an iperf3 server does not
+    print ``Reverse mode``: its columns tell).
 
     Examples
     --------
@@ -267,6 +276,10 @@ def interval_end(df: pd.DataFrame) -> str | None:
         return "sender"
     if df.attrs.get("format") == "iperf3" and has("packets"):
         return "sender"  # iperf3's UDP sender prints "Total Datagrams" only
+    if "printed_by" in df.columns:  # iperf 2: the reader's word per connection (--reverse, -d, -r)
+        ends = set(df["printed_by"].dropna().astype(str)) & {"sender", "receiver"}
+        if len(ends) == 1:
+            return ends.pop()
     side = df.attrs.get("side")
     reverse = bool(df.attrs.get("reverse", False))
     if side == "client":

@@ -9,6 +9,7 @@ import pandas as pd
 
 from ._common import BIN, DEC, Report, iter_lines, open_text
 from ._vector import Lines, span_codes
+from ._iperf2_csv import CSV2, CSV2_ENHANCED, CSV2_HEADER, csv_orientation, parse_iperf2_csv  # noqa: F401
 from ._iperf_common import (
     CONNECTED, CONNECT2, E_READS, E_WRITES_PPS, E_WRITES_RTRY, INFORMATIONAL, LETTER_NE, LISTEN2,
     LOOKS_LIKE_REPORT, OUT_OF_ORDER, REPORT, TCP_E_TAIL, UDP_TAIL, EXPECTED2, FORMAT2, bad_numbers,
@@ -17,201 +18,6 @@ from ._iperf_common import (
 )
 
 __all__ = ["read_iperf"]
-
-# iperf 2 CSV (-y C). Every line is split by hand rather than with pandas.read_csv: one file
-# mixes line lengths (the 9-field intervals of a UDP client and its 14-field server report).
-#
-# legacy (2.0.x and 2.1 without -e):
-#   time,ip_a,port_a,ip_b,port_b,id,t0-t1,bytes,bits_per_second[,jitter_ms,lost,total,loss%,out_of_order]
-# enhanced (2.1+ with -e, src/Locale.c reportCSV_*): a header line 'time,srcaddress,srcport,...'
-#   then istart and iend in two fields and tool-specific columns named by the header.
-# iperf 2.2 may put the UTC offset before the time ("+0000:20250605191028.955").
-#
-# Which address comes first (see csv_orientation): 2.0.x prints its own socket first
-# (src/ReportCSV.c, CSV_peer: local, then peer); 2.1+ prints the client's socket first on
-# both sides (src/ReportOutputs.c, format_ips_ports_string swaps local and peer when
-# ThreadMode == kMode_Server).
-_CSV2_TIME = r"^(?:[+-]\d{4}:)?\d{14}(?:\.\d+)?,"
-_CSV2 = re.compile(_CSV2_TIME + r"[^,]*,\d*,[^,]*,\d*,-?\d+,\d+(?:\.\d+)?-\d+(?:\.\d+)?,")
-_CSV2_ENHANCED = re.compile(_CSV2_TIME + r"[^,]*,\d*,[^,]*,\d*,-?\d+,\d+(?:\.\d+)?,\d+(?:\.\d+)?,-?\d+,")
-_CSV2_HEADER = re.compile(r"^time,srcaddress,srcport,dstadd?r(?:ess)?,dstport,transferid,istart,iend,bytes,speed\b")
-_CSV2_ENHANCED_COMMON = ["time", "srcaddress", "srcport", "dstaddr", "dstport", "transferid", "istart", "iend",
-                         "bytes", "speed"]
-# enhanced CSV column -> (our column, factor); the cwnd is in KBytes (tcpi_snd_cwnd * mss / 1024)
-_CSV2_COLUMNS = {
-    "writecnt": ("writes", 1.0), "writeerr": ("write_errors", 1.0), "tcpretry": ("retransmits", 1.0),
-    "tcpcwnd": ("cwnd_bytes", 1024.0), "tcppcwnd": ("cwnd_segments", 1.0), "tcprtt": ("rtt_s", 1e-6),
-    "tcprttvar": ("rttvar_s", 1e-6), "jitter": ("jitter_s", 1e-3), "errors": ("lost_packets", 1.0),
-    "datagrams": ("packets", 1.0), "outoforder": ("out_of_order", 1.0), "readcnt": ("reads", 1.0),
-}
-# "not available" in a CSV count: -1, or -1 printed unsigned (2.2: tcpretry 4294967295)
-_CSV2_MISSING = ("", "-1", "4294967295")
-
-
-def _csv_count(value: str) -> float:
-    """A count of the legacy UDP columns; NaN for iperf's -1 ("not known", e.g. a 2.1 client's total)."""
-    v = float(value)
-    return v if v >= 0 else np.nan
-
-
-def csv_orientation(rows: list[dict], header) -> tuple[str, dict]:
-    """Which end of every connection is the listener, and which side printed the CSV.
-
-    Returns ``(side, listener_first)``: *listener_first* maps each connection
-    ``(ip_a, port_a, ip_b, port_b)`` to True when its first address is the listener's
-    (the server's socket, which accepted the connection).
-
-    The listener is the end shared by several connections (every stream of ``-P`` and
-    every test of a server log connects to it), else the end with the lower port (the
-    listening port, 5001 by default, is below the ephemeral ports: 32768 and up on Linux,
-    49152 and up on Windows and macOS). The side then follows from the header of ``-e``
-    (``readcnt``: server, ``writecnt``: client), or from the position of the listener:
-    only iperf 2.0.x puts it first, on its server side (its own socket first), and on both
-    sides of ``-d`` / ``-r`` one connection of each kind ("dual"). With the listener second
-    (2.0.x client, or either side of 2.1+), UDP still tells: a 2.0.x client prints 9-field
-    intervals and a 14-field server report for the same connection, a 2.1 client prints
-    14 fields with zero jitter and loss and a total of -1 on its whole-test line, a server
-    measures jitter (> 0) or loss; TCP does not ("unknown").
-    """
-    conns: dict[tuple, set] = {}
-    for r in rows:
-        t = r["_tuple"]
-        if r["stream"] != "SUM" and t[1] > 0 and t[3] > 0:
-            conns.setdefault(t, set()).add(r["_fields"])
-    uses: dict[tuple, int] = {}
-    for a_ip, a_port, b_ip, b_port in conns:
-        uses[(a_ip, a_port)] = uses.get((a_ip, a_port), 0) + 1
-        uses[(b_ip, b_port)] = uses.get((b_ip, b_port), 0) + 1
-    listener_first = {}
-    for t in conns:
-        a, b = uses[(t[0], t[1])], uses[(t[2], t[3])]
-        listener_first[t] = a > b if a != b else t[1] < t[3]
-    kinds = set(listener_first.values())
-    if header is not None and "readcnt" in header:
-        return "server", listener_first
-    if header is not None and "writecnt" in header:
-        return "client", listener_first
-    if kinds == {True}:
-        return "server", listener_first
-    if kinds == {True, False}:
-        return "dual", listener_first
-    udp = [r for r in rows if "packets" in r]
-    if not udp:
-        return "unknown", listener_first
-    if any(len(fields) > 1 for fields in conns.values()):  # 2.0.x client: 9-field intervals, 14-field report
-        return "client", listener_first
-    if any(np.isnan(r["packets"]) for r in udp):  # 2.1 client: total -1 on its whole-test line
-        return "client", listener_first
-    if any(r.get("jitter_s", 0) > 0 or r.get("lost_packets", 0) > 0 for r in udp):
-        return "server", listener_first
-    return "client", listener_first
-
-
-def _same_connection(rows: list[dict]) -> None:
-    """Give the two lines of one connection the same address order (in place).
-
-    A 2.0.x UDP client prints its own lines (9 fields) with its socket first and the
-    server's report of the same connection (14 fields) with the server's socket first:
-    the two orders name one connection, not a transfer each way. A line whose reversed
-    address pair was seen first with the other field count takes that order.
-    """
-    seen: dict[tuple, bool] = {}  # ordered pair -> "14 fields" of its first line
-    for r in rows:
-        t = r["_tuple"]
-        rev = (t[2], t[3], t[0], t[1])
-        long_line = r["_fields"] >= 14
-        if t not in seen and rev != t and rev in seen and seen[rev] != long_line:
-            r["_tuple"] = rev
-            continue
-        seen.setdefault(t, long_line)
-
-
-def parse_iperf2_csv(text: str, rep: Report) -> tuple[list[dict], str]:
-    rows = []
-    header = None
-    for i, line in iter_lines(text):
-        s = line.strip()
-        if not s:
-            continue
-        f = [x.strip() for x in s.split(",")]
-        if _CSV2_HEADER.match(s):
-            header = f
-            rep.content(i, s)
-            rep.ok()
-            continue
-        try:
-            if "-" in f[6][1:]:  # legacy: "t0-t1" in one field
-                t0, t1 = (float(x) for x in f[6].split("-"))
-                names = None
-                extra_at = 9
-            else:
-                t0, t1 = float(f[6]), float(f[7])
-                names = header if header is not None else _CSV2_ENHANCED_COMMON
-                if len(names) == len(f) + 1 and "tcppcwnd" in names:  # 2.1 header names a column it does not print
-                    names = [n for n in names if n != "tcppcwnd"]
-                if len(f) < 10 or (header is not None and len(names) != len(f)):
-                    raise ValueError("field count")
-                extra_at = 10
-            stream = f[5]
-            row = {
-                "timestamp": f[0],
-                "_tuple": (f[1], int(f[2] or 0), f[3], int(f[4] or 0)),
-                "_fields": len(f),
-                "stream": "SUM" if stream == "-1" else stream,
-                "start_s": t0,
-                "end_s": t1,
-                "time_s": t1,
-                "bytes": float(f[extra_at - 2]),
-                "rate_bps": float(f[extra_at - 1]),
-            }
-            if names is None:
-                if len(f) >= 14:  # UDP: jitter(ms), lost, total, loss %, out of order
-                    row["jitter_s"] = float(f[9]) * 1e-3
-                    row["lost_packets"] = _csv_count(f[10])
-                    row["packets"] = _csv_count(f[11])
-                    row["out_of_order"] = _csv_count(f[13])
-            else:
-                for key, value in zip(names[10:], f[10:]):
-                    col, factor = _CSV2_COLUMNS.get(key, (None, 1.0))
-                    if col is not None and value not in _CSV2_MISSING:
-                        row[col] = float(value) * factor
-            if row.get("packets") is not None:
-                row["loss"] = row.get("lost_packets", np.nan) / row["packets"] if row["packets"] else np.nan
-        except (IndexError, ValueError):
-            rep.bad(i, s)
-            continue
-        # float() gives inf / nan only for "inf", "nan", an exponent ("1e999") or > 300 digits
-        if (len(s) > 300 or LETTER_NE.search(s)) and bad_numbers(row):
-            rep.bad(i, s)
-            continue
-        rep.ok()
-        rows.append(row)
-    _same_connection(rows)
-    side, listener_first = csv_orientation(rows, header)
-    mixed = {r["_tuple"] for r in rows if r["_fields"] < 14} & {r["_tuple"] for r in rows if r["_fields"] >= 14}
-    client_placeholders = side == "client" and header is None and not mixed
-    test, sum_in_test, known = 0, False, set()
-    for r in rows:
-        t = r.pop("_tuple")
-        fields = r.pop("_fields")
-        if r["stream"] == "SUM":  # several connections: no single src / dst
-            r["_test"], sum_in_test = test, True
-        else:
-            a, b = f"{t[0]}:{t[1]}", f"{t[2]}:{t[3]}"
-            # the connecting side sends (the client, or the server's reverse client of -d / -r)
-            r["src"], r["dst"] = (b, a) if listener_first.get(t, False) else (a, b)
-            if t not in known:  # a new connection after a [SUM]: the next test of a server log
-                known.add(t)
-                test, sum_in_test = test + sum_in_test, False
-            r["_conn"] = t
-            if t in mixed and fields >= 14:  # 2.0.x UDP client: the server's report of the connection
-                r["role"] = "server report"
-        if client_placeholders and fields >= 14 and r.get("jitter_s") == 0 and not r.get("lost_packets"):
-            # 2.1 UDP client: its own lines carry zeros in place of jitter, loss and reordering
-            # (only the receiver measures them); the total is the count of datagrams sent
-            r["jitter_s"] = r["lost_packets"] = r["loss"] = r["out_of_order"] = np.nan
-    return rows, side
-
 
 def _parse_e_tail(rest: str, row: dict) -> bool:
     """Fill the -e columns (client, [SUM], server Reads) or the UDP server columns of *row*; False when none matches."""
@@ -385,7 +191,7 @@ def read_iperf(path) -> pd.DataFrame:
     rep = Report(name, FORMAT2, EXPECTED2)
     # CSV when one of the first lines is (iperf's stderr may come first: "listener bind failed...")
     head = [ln.strip() for ln in text.split("\n", 50)[:50] if ln.strip()][:5]
-    if any(_CSV2.match(ln) or _CSV2_ENHANCED.match(ln) or _CSV2_HEADER.match(ln) for ln in head):
+    if any(CSV2.match(ln) or CSV2_ENHANCED.match(ln) or CSV2_HEADER.match(ln) for ln in head):
         rows, side = parse_iperf2_csv(text, rep)
         rep.require_something()
         udp = any("packets" in r or "jitter_s" in r for r in rows)
@@ -411,7 +217,12 @@ def read_iperf(path) -> pd.DataFrame:
     st.rows = []
     side = st.side
     df, summary = st.blocks.finish()
-    return rep.finish(df, {"summary": [clean_summary(r) for r in summary], "side": side, "protocol": st.protocol})
+    extra = {"summary": [clean_summary(r) for r in summary], "side": side, "protocol": st.protocol}
+    if len(st.mss) == 1:  # the segment size every connected line states (iperf 2.1)
+        extra["mss_bytes"] = st.mss.pop()
+        extra["mss_from"] = ("its connected line's icwnd/mss/irtt (iperf 2.1); iperf 2 prints the window in whole "
+                             "KBytes, so the segments are near, not exact")
+    return rep.finish(df, extra)
 
 
 class _TextState:
@@ -422,6 +233,10 @@ class _TextState:
         self.side = None
         self.protocol = None  # "TCP" or "UDP", from the banner
         self.listen_port = None
+        self.connect_port = None  # the port of the "Client connecting to" banner
+        self.mss: set = set()  # the MSS of each connected line (iperf 2.1's icwnd/mss/irtt)
+        # stream ID -> (connection number, src, dst, full duplex, "sender" / "receiver": the
+        # end that printed the connection's lines)
         self.connections: dict[str, tuple] = {}
         self.n_conn = 0
         self.rows = []
@@ -450,28 +265,18 @@ def _text_line(st: _TextState, i: int, line: str) -> None:
         st.side = "server" if st.side in (None, "server") else "dual"
         st.protocol = "UDP" if " UDP " in s else "TCP"
         return
-    if CONNECT2.match(s):
+    m = CONNECT2.match(s)
+    if m:
         st.side = "client" if st.side in (None, "client") else "dual"
         st.protocol = "UDP" if " UDP " in s else "TCP"
+        st.connect_port = st.connect_port or int(m["port"][:5])
         return
     if _PORT_TOO_LONG.search(s):  # a banner or connection line whose port cannot be one
         rep.bad(i, s)
         return
     m = CONNECTED.search(s)
     if m:
-        st.n_conn += 1
-        st.test, st.sum_in_test = st.test + st.sum_in_test, False
-        local = f"{m['lip'].split('%')[0]}:{m['lport']}"
-        peer = f"{m['rip'].split('%')[0]}:{m['rport']}"
-        # the connections accepted on the listening port receive, the others send (-d runs
-        # both); a starred one is the reverse client thread of a 2.1 server (-d / -r): it sends
-        accepted = not m["star"] and (st.side == "server" or int(m["lport"]) == st.listen_port)
-        flags = s[m.end():]
-        # 2.1 --reverse (-R): "(reverse)" on both sides, the server sends
-        receives = accepted != ("(reverse)" in flags and not m["star"])
-        src, dst = (peer, local) if receives else (local, peer)
-        # 2.1 --full-duplex: "[  4]" and "[ *4]" report the two directions of one connection
-        st.connections[m["id"]] = (st.n_conn, src, dst, "(full-duplex)" in flags)
+        _connected(st, m, s)
         rep.ok()
         return
     if s.endswith("Server Report:"):
@@ -491,9 +296,10 @@ def _text_line(st: _TextState, i: int, line: str) -> None:
     _parse_e_tail(m["rest"], row)
     conn = st.connections.get(row["stream"])
     if conn:
-        row["connection"], row["src"], row["dst"], full_duplex = conn
+        row["connection"], row["src"], row["dst"], full_duplex, row["printed_by"] = conn
         if full_duplex and m["star"]:  # the direction opposite to the unstarred report
             row["src"], row["dst"] = row["dst"], row["src"]
+            row["printed_by"] = "sender" if row["printed_by"] == "receiver" else "receiver"
         row["_conn"] = (row["connection"], bool(full_duplex and m["star"]))
     if st.server_report:
         row["role"] = "server report"
@@ -510,6 +316,36 @@ def _text_line(st: _TextState, i: int, line: str) -> None:
         # rows beyond the reach of an out-of-order line are complete: columns from here on
         st.blocks.add(rows[:-_LOOK_BACK])
         del rows[:-_LOOK_BACK]
+
+
+#: iperf 2.1's "(icwnd/mss/irtt=14/1448/42)" after a connected line: tcpi_snd_mss, the segment
+#: size the -e window counts (Cwnd: tcpi_snd_cwnd * tcpi_snd_mss / 1024 KBytes)
+_ICWND_MSS = re.compile(r"\(icwnd/mss/irtt=\d{1,9}/(?P<mss>\d{1,5})/")
+
+
+def _connected(st: _TextState, m: re.Match, s: str) -> None:
+    """A "[  1] local A port P connected with B port Q" line: the connection's data direction."""
+    st.n_conn += 1
+    st.test, st.sum_in_test = st.test + st.sum_in_test, False
+    local = f"{m['lip'].split('%')[0]}:{m['lport']}"
+    peer = f"{m['rip'].split('%')[0]}:{m['rport']}"
+    lport, rport = int(m["lport"]), int(m["rport"])
+    # the connections accepted on the listening port receive, the others send (-d / -r run
+    # both); a starred one is the reverse client thread of a 2.1 server (-d / -r): it sends.
+    # A -d client without -L listens on the port it connects to, and may print its listener's
+    # banner after the connection (or, its listener not up yet, not at all)
+    listens = lport == st.listen_port or (lport == st.connect_port and rport != st.connect_port)
+    accepted = not m["star"] and (st.side == "server" or listens)
+    flags = s[m.end():]
+    # 2.1 --reverse (-R): "(reverse)" on both sides, the server sends
+    receives = accepted != ("(reverse)" in flags and not m["star"])
+    src, dst = (peer, local) if receives else (local, peer)
+    # 2.1 --full-duplex: "[  4]" and "[ *4]" report the two directions of one connection
+    st.connections[m["id"]] = (st.n_conn, src, dst, "(full-duplex)" in flags,
+                               "receiver" if receives else "sender")
+    mss = _ICWND_MSS.search(flags)
+    if mss:
+        st.mss.add(int(mss["mss"]))
 
 
 def _add_out_of_order(rows: list[dict], m: re.Match) -> None:
@@ -560,7 +396,7 @@ def _split_rows(rows: list[dict], seen: set) -> tuple[list[dict], list[dict]]:
 #: report rows kept as dicts at most, and the rows an out-of-order line may still reach
 _ROWS_PER_BLOCK = 1 << 15
 _LOOK_BACK = 64
-_OBJECT_COLUMNS = ("stream", "src", "dst", "direction", "timestamp", "omitted", "connection")
+_OBJECT_COLUMNS = ("stream", "src", "dst", "printed_by", "direction", "timestamp", "omitted", "connection")
 
 
 class _IntervalBlocks:
@@ -626,8 +462,8 @@ class _IntervalBlocks:
 
     def add_fast(self, cols: dict, keys: list, n: int) -> None:
         """Add *n* rows read by the fast path: columns of ``stream``, ``start_s``, ``end_s``,
-        ``bytes``, ``rate_bps`` and (object arrays or None) ``connection``, ``src``, ``dst``; *keys*
-        gives each row's stream key (as :func:`_split_rows` forms it)."""
+        ``bytes``, ``rate_bps`` and (object arrays or None) ``connection``, ``src``, ``dst``,
+        ``printed_by``; *keys* gives each row's stream key (as :func:`_split_rows` forms it)."""
         start = cols["start_s"]
         zero = np.flatnonzero(start == 0.0)
         keep = None
@@ -649,8 +485,8 @@ class _IntervalBlocks:
                            "bytes": float(cols["bytes"][k]), "rate_bps": float(cols["rate_bps"][k])}
                     row["time_s"] = row["end_s"]
                     if cols["connection"] is not None and cols["connection"][k] is not None:
-                        row["connection"], row["src"], row["dst"] = (
-                            cols["connection"][k], cols["src"][k], cols["dst"][k])
+                        row["connection"], row["src"], row["dst"], row["printed_by"] = (
+                            cols["connection"][k], cols["src"][k], cols["dst"][k], cols["printed_by"][k])
                     row["role"] = "summary"
                     self.summary.append(row)
         out = {}
@@ -659,7 +495,7 @@ class _IntervalBlocks:
             if v is not None:
                 if keep is not None:
                     v = v[keep]
-                if c in ("connection", "src", "dst"):
+                if c in ("connection", "src", "dst", "printed_by"):
                     if not any(x is not None for x in v):
                         v = None
                     else:
@@ -781,7 +617,7 @@ def _fast_run(st: _TextState, run: list, first: int, L: Lines, vrows: np.ndarray
         cols = {
             "stream": streams, "start_s": v["t0"], "end_s": v["t1"],
             "bytes": v["xfer"] * _BIN_LUT[v["xu"]], "rate_bps": v["rate"] * _DEC_LUT[v["ru"]],
-            "connection": None, "src": None, "dst": None,
+            "connection": None, "src": None, "dst": None, "printed_by": None,
         }
     else:  # some lines only the pattern read: every line of the run by the pattern, in order
         tuples = [t if t is not None else _FAST2.match(lines[k]).groups(default="")
@@ -795,7 +631,7 @@ def _fast_run(st: _TextState, run: list, first: int, L: Lines, vrows: np.ndarray
             "end_s": np.array(t1, dtype=np.float64),
             "bytes": np.array(xfer, dtype=np.float64) * _unit(xu, _BIN_LUT),
             "rate_bps": np.array(rate, dtype=np.float64) * _unit(ru, _DEC_LUT),
-            "connection": None, "src": None, "dst": None,
+            "connection": None, "src": None, "dst": None, "printed_by": None,
         }
     # the stream key of each row, as _split_rows forms it
     key_of = {}
@@ -809,7 +645,7 @@ def _fast_run(st: _TextState, run: list, first: int, L: Lines, vrows: np.ndarray
     conns = {s_id: st.connections.get(s_id) for s_id in key_of if s_id != "SUM"}
     if any(conns.values()):
         arr = np.array(sid, dtype=object)
-        for name in ("connection", "src", "dst"):
+        for name in ("connection", "src", "dst", "printed_by"):
             cols[name] = np.full(n, None, dtype=object)
         for s_id, conn in conns.items():
             if conn:
@@ -817,6 +653,7 @@ def _fast_run(st: _TextState, run: list, first: int, L: Lines, vrows: np.ndarray
                 cols["connection"][at] = conn[0]
                 cols["src"][at] = conn[1]
                 cols["dst"][at] = conn[2]
+                cols["printed_by"][at] = conn[4]
     keys = list(map(key_of.__getitem__, sid))
     st.blocks.add_fast(cols, keys, n)
 

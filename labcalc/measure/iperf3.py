@@ -162,6 +162,14 @@ def read_iperf3(path) -> pd.DataFrame:
                           "each test's times starting at 0 again"]
     if server is not None:
         extra["server_output"] = {"intervals": [clean_summary(r) for r in server.rows], "summary": server.summary}
+    if client.mss is not None:
+        mss, default, line = client.mss
+        if default and mss > 0:
+            extra["mss_bytes"], extra["mss_from"] = mss, (f"its line '{line}' (-V); iperf3 prints the window to 3 "
+                                                          "significant digits, so the segments are near, not exact")
+        else:
+            extra["mss_from"] = (f"its line '{line}' (-V) gives the MSS asked with -M: with TCP timestamps a "
+                                 "segment carries 12 bytes less")
     if error is not None:
         extra["tool_error"] = error[1]
         warnings.warn(f"{name}, line {error[0]}: {error[1]}", ToolErrorWarning, stacklevel=2)
@@ -301,6 +309,9 @@ def _text_line(st: _Text, rep: Report, i: int, line: str) -> None:
         sec.in_summary = False
     elif s.startswith("Reverse mode"):
         sec.reverse = True
+    elif s.startswith("TCP MSS:") and _mss_line(sec, s):
+        rep.ok()
+        return
     if s.startswith("- - - -"):
         sec.after_separator = True
         rep.ok()
@@ -366,6 +377,16 @@ def _text_line(st: _Text, rep: Report, i: int, line: str) -> None:
         sec.row_lines.append(i)
 
 
+def _mss_line(sec: "_Section", s: str) -> bool:
+    """Keep -V's "TCP MSS: 1448 (default)" line in ``sec.mss``; False when *s* is not one."""
+    m = _MSS_LINE.match(s)
+    if m is None:
+        return False
+    if sec.mss is None:
+        sec.mss = (int(m["mss"]), bool(m["default"]), f"TCP MSS: {int(m['mss'])}" + (" (default)" if m["default"] else ""))
+    return True
+
+
 def _datagram_header(header: str) -> bool:
     """True when the column header announces a UDP sender's Total Datagrams (not TCP's Retr)."""
     return "Datagrams" in header and "Retr" not in header
@@ -389,6 +410,12 @@ class _Section:
     version: int = 0
     fast: list = field(default_factory=list)
     streams: dict = field(default_factory=dict)
+    mss: tuple | None = None  # (bytes, whether "(default)", the line) of -V's "TCP MSS:" line
+
+
+#: -V's "TCP MSS: 1448 (default)" (the connection's own) or "TCP MSS: 1000" (the MSS -M asked
+#: for: with TCP timestamps each segment carries 12 bytes less)
+_MSS_LINE = re.compile(r"^TCP MSS:\s*(?P<mss>\d{1,5})\b(?P<default>\s*\(default\))?")
 
 
 # lines of an iperf3 report that start where the text starts, after any --timestamps prefix

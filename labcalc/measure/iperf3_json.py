@@ -200,6 +200,7 @@ def _iperf3_json_docs(name: str, text: str, rep: Report, read_text: ServerTextRe
     if trailing is not None:
         _trailing_text(trailing, info, rep)
     rep.require_something()
+    _mss(info, rows)
     df = build_frame(rows)
     info["summary"] = summary
     info["tests"] = max(1, len(measured))  # appended documents (iperf3 -J >> file): one test each
@@ -267,6 +268,14 @@ def _read_doc(doc: dict, j: _Json, info: dict, rows: list, summary: list) -> boo
     # -R, the server sends only with -R
     is_client = "accepted_connection" not in start
     local_sends = is_client != reverse
+    if "_mss" not in info:
+        # the MSS it states: -M's (tcp_mss), else the control connection's (tcp_mss_default;
+        # 0 on a server, which does not measure it)
+        for key in ("tcp_mss", "tcp_mss_default"):
+            value = j.num(start, key, "start")
+            if value is not None and value > 0:
+                info["_mss"] = (value, f"start.{key}")
+                break
     ts = j.num(j.obj(start.get("timestamp"), "start.timestamp"), "timesecs", "start.timestamp")
     info.setdefault("start_epoch_s", ts)
     conns = {}
@@ -308,6 +317,40 @@ def _read_doc(doc: dict, j: _Json, info: dict, rows: list, summary: list) -> boo
             summary.append(clean_summary(r))
     info.setdefault("congestion", end.get("sender_tcp_congestion"))
     return reverse
+
+
+#: The TCP timestamp option [bytes]: a segment of a connection that uses it carries this much
+#: less than the MSS set with -M (``start.tcp_mss = 1000``: windows in multiples of 988).
+TIMESTAMP_OPTION_BYTES = 12
+
+
+def _mss(info: dict, rows: list) -> None:
+    """``info["mss_bytes"]`` and ``info["mss_from"]`` from the MSS the document states.
+
+    The windows of a JSON document (``snd_cwnd``) are exact: whole segments of the
+    connection's MSS. The stated MSS is taken when every window is a whole multiple of it,
+    or that MSS less the TCP timestamp option when every window is a multiple of that
+    (``-M 1000``: segments of 988 bytes); otherwise (iperf3 over loopback:
+    ``tcp_mss_default`` 32768 beside segments of 65483) ``mss_from`` says why not and
+    ``mss_bytes`` is left out.
+    """
+    stated = info.pop("_mss", None)
+    if stated is None:
+        return
+    mss, where = stated
+    windows = [r["cwnd_bytes"] for r in rows if r.get("cwnd_bytes") is not None and r["cwnd_bytes"] > 0]
+    off = next((w for w in windows if not (float(w).is_integer() and w % mss == 0)), None)
+    if off is None:
+        info["mss_bytes"], info["mss_from"] = int(mss), where
+        return
+    less = mss - TIMESTAMP_OPTION_BYTES
+    if less > 0 and all(float(w).is_integer() and w % less == 0 for w in windows):
+        # -M sets the MSS; the timestamp option takes 12 bytes of every segment
+        info["mss_bytes"] = int(less)
+        info["mss_from"] = (f"{where} = {mss:.0f} less the {TIMESTAMP_OPTION_BYTES}-byte TCP timestamp option: every "
+                            f"window is a whole multiple of {less:.0f}")
+        return
+    info["mss_from"] = f"{where} = {mss:.0f}, but its windows are not whole multiples of it (snd_cwnd {off:.0f})"
 
 
 def _first_sender_flag(doc: dict) -> bool | None:

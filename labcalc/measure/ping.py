@@ -158,11 +158,45 @@ _SUMMARY_KEYS = ("transmitted", "received", "duplicates", "errors", "loss", "tim
                  "rtt_min_s", "rtt_avg_s", "rtt_max_s", "rtt_mdev_s")
 
 
+def add_statistics(run: dict, counts: dict) -> dict:
+    """Open a statistics block of *run* with *counts* (its packets line) and return it.
+
+    A run that has one already gets a second block (the first is kept in ``run["blocks"]``):
+    two pings that wrote into one file at once print two banners, their replies mixed, then
+    two statistics blocks, all after the second banner. :func:`close_run` adds the blocks
+    up; nothing is overwritten.
+    """
+    if "transmitted" in run.get("summary", {}):
+        run.setdefault("blocks", []).append(run.pop("summary"))
+    run["summary"] = dict(counts)
+    return run["summary"]
+
+
+def close_run(run: dict) -> None:
+    """Count the statistics blocks of *run* (``run["statistics_blocks"]``); several are added up
+    into ``run["summary"]`` (as :func:`runs_total` adds runs)."""
+    blocks = run.pop("blocks", []) + ([run["summary"]] if "transmitted" in run.get("summary", {}) else [])
+    run["statistics_blocks"] = len(blocks)
+    if len(blocks) > 1:
+        run["summary"] = runs_total([run_entry({"summary": b}, 0) for b in blocks])
+
+
+def several_blocks_note(runs: list[dict]) -> list[str]:
+    """The note of a file whose runs hold several statistics blocks (none when each has one at most)."""
+    odd = [(k, r["statistics_blocks"]) for k, r in enumerate(runs) if r.get("statistics_blocks", 0) > 1]
+    if not odd:
+        return []
+    where = ", ".join(f"run {k}: {n}" for k, n in odd)
+    return [f"statistics blocks without a banner each ({where}): several pings wrote into one file at once; "
+            "their replies cannot be told apart, and attrs['summary'] adds the blocks up"]
+
+
 def run_entry(run: dict, replies: int) -> dict:
     """Summary of one run: its own statistics, or NaN counters when ping printed none."""
     summary = run.get("summary", {})
     entry = {"target": run.get("target"), "first_line": run.get("first_line"),
-             "replies": int(replies), "complete": "transmitted" in summary}
+             "replies": int(replies), "complete": "transmitted" in summary,
+             "statistics_blocks": int(run.get("statistics_blocks", "transmitted" in summary))}
     for key in _SUMMARY_KEYS:
         entry[key] = summary.get(key, float("nan"))
     return entry
@@ -344,14 +378,11 @@ def read_ping(path) -> pd.DataFrame:
         elif kind == "error":
             extra["errors"] += 1
         elif kind == "stats":
-            summary = run.setdefault("summary", {})
-            summary["transmitted"] = int(m["tx"])
-            summary["received"] = int(m["rx"])
-            summary["duplicates"] = int(m["dup"] or 0)
-            summary["errors"] = int(m["err"] or 0)
-            tx = summary["transmitted"]
-            summary["loss"] = (float(m["loss"]) / 100.0) if m["loss"] else ((tx - summary["received"]) / tx if tx else float("nan"))
-            summary["time_s"] = float(m["time"]) * 1e-3 if m["time"] else float("nan")
+            tx, rx = int(m["tx"]), int(m["rx"])
+            add_statistics(run, {
+                "transmitted": tx, "received": rx, "duplicates": int(m["dup"] or 0), "errors": int(m["err"] or 0),
+                "loss": (float(m["loss"]) / 100.0) if m["loss"] else ((tx - rx) / tx if tx else float("nan")),
+                "time_s": float(m["time"]) * 1e-3 if m["time"] else float("nan")})
         elif kind == "rtt":
             vals = m["vals"].split("/")
             if not all(_NUMBER.match(v) for v in vals):
@@ -360,6 +391,8 @@ def read_ping(path) -> pd.DataFrame:
             summary = run.setdefault("summary", {})
             for key, v in zip(("rtt_min_s", "rtt_avg_s", "rtt_max_s", "rtt_mdev_s"), vals):
                 summary[key] = float(v) * 1e-3
+    for run in runs:
+        close_run(run)
     # the run of each reply: the number of later runs' banners above it
     starts = np.asarray([r["first_line"] for r in runs[1:]], dtype=np.int64)
     line_sorted = line_no[order] if order is not None else line_no
@@ -380,10 +413,14 @@ def read_ping(path) -> pd.DataFrame:
         complete = [r for r in extra["runs"] if r["complete"]]
         if complete:
             extra["summary"] = runs_total(complete)
-        cut = len(extra["runs"]) - len(complete)
+        # a banner whose statistics came after a later banner (pings writing at once) is no cut run
+        cut = 0 if several_blocks_note(extra["runs"]) else len(extra["runs"]) - len(complete)
         extra["notes"] = [
             f"{len(runs)} ping runs in one file (each 'PING' banner starts one; column 'run')"
             + (f"; {cut} without a statistics block (interrupted or still running), "
                "left out of attrs['summary']" if cut else "")
         ]
+    notes = several_blocks_note(extra["runs"])
+    if notes:
+        extra["notes"] = extra.get("notes", []) + notes
     return rep.finish(df, extra)

@@ -10,7 +10,7 @@ import pandas as pd
 
 from ._common import Report, source_name
 from ._vector import COLON, DOT, EQ, SPACE, Lines, categoricals, map_chunks, parse_uint, span_codes
-from .ping import run_entry, runs_total
+from .ping import add_statistics, close_run, run_entry, runs_total, several_blocks_note
 
 __all__ = ["read_ping_windows"]
 
@@ -368,10 +368,11 @@ def read_ping_windows(path) -> pd.DataFrame:
         complete = [r for r in extra["runs"] if r["complete"]]
         if complete:
             extra["summary"] = runs_total(complete)
-        cut = len(extra["runs"]) - len(complete)
+        cut = 0 if several_blocks_note(extra["runs"]) else len(extra["runs"]) - len(complete)
         extra["notes"].append(f"{len(runs)} ping runs in one file (each banner starts one; column 'run')"
                               + (f"; {cut} without statistics (interrupted?), left out of attrs['summary']"
                                  if cut else ""))
+    extra["notes"] += several_blocks_note(extra["runs"])
     answered = failures.get("unreachable", 0)
     if answered and extra.get("summary"):
         extra["notes"].append(
@@ -406,10 +407,9 @@ def _runs(events: list):
                     run["icmp_errors"] = run.get("icmp_errors", 0) + 1
         elif kind == "stats":
             sent, received, lost = info
-            summary = run.setdefault("summary", {})
-            summary.update(transmitted=sent, received=received, duplicates=0,
-                           errors=run.get("icmp_errors", 0),
-                           loss=lost / sent if sent else float("nan"), time_s=float("nan"))
+            summary = add_statistics(run, dict(transmitted=sent, received=received, duplicates=0,
+                                               errors=run.get("icmp_errors", 0),
+                                               loss=lost / sent if sent else float("nan"), time_s=float("nan")))
             summary.setdefault("rtt_min_s", float("nan"))
             summary.setdefault("rtt_avg_s", float("nan"))
             summary.setdefault("rtt_max_s", float("nan"))
@@ -418,4 +418,6 @@ def _runs(events: list):
             lo, hi, avg = info
             summary = run.setdefault("summary", {})
             summary.update(rtt_min_s=lo / 1e3, rtt_max_s=hi / 1e3, rtt_avg_s=avg / 1e3)
+    for run in runs:
+        close_run(run)
     return runs, probes, extra, failures
