@@ -352,7 +352,7 @@ def _convert(args) -> int:
         print(f"labcalc: skipped {bad['count']} line(s) of {args.file} that do not read as "
               f"{df.attrs.get('format', 'this format')} output (line {lines}{more})", file=sys.stderr)
     if args.output != "-":
-        print(f"wrote {args.output} ({len(df)} rows of {df.attrs.get('format', '?')} samples; "
+        print(f"wrote {args.output} ({len(df)} row{'' if len(df) == 1 else 's'} of {df.attrs.get('format', '?')} samples; "
               "a per-sample table, not a measurement table: name it (or the raw file) in a manifest's "
               "[[measurement]], see 'labcalc measurements build')")
     return 0

@@ -1,5 +1,6 @@
 """The labcalc command: answers, solve, errors without tracebacks."""
 
+import re
 import subprocess
 import sys
 
@@ -117,3 +118,17 @@ def test_os_errors_are_said_in_words(tmp_path, capsys):
     assert main(["convert", str(ping), "-o", str(target / "x.csv")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Errno" not in err and str(target.parent) in err
+
+
+def test_convert_counts_its_rows_in_words(tmp_path, capsys):
+    # one reply: "1 row", not "1 rows"; the count is the file's replies, read with a regex here
+    text = ("PING 10.0.0.2 (10.0.0.2) 56(84) bytes of data.\n"
+            "64 bytes from 10.0.0.2: icmp_seq=1 ttl=64 time=0.052 ms\n")
+    (tmp_path / "one.txt").write_text(text)
+    assert main(["convert", str(tmp_path / "one.txt"), "-o", str(tmp_path / "one.csv")]) == 0
+    assert "(1 row of ping samples;" in capsys.readouterr().out
+    more = text + "64 bytes from 10.0.0.2: icmp_seq=2 ttl=64 time=0.061 ms\n"
+    (tmp_path / "two.txt").write_text(more)
+    assert main(["convert", str(tmp_path / "two.txt"), "-o", str(tmp_path / "two.csv")]) == 0
+    n = len(re.findall(r"icmp_seq=\d+", more))
+    assert f"({n} rows of ping samples;" in capsys.readouterr().out

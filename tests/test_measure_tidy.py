@@ -110,7 +110,7 @@ def _sim(rng, n_flows=2, n=40, dt=0.5, mss=1448):
                             "window_end_s": n * dt, "sent_packets": sent, "lost_packets": lost, "loss": lost / sent,
                             "rtt_mean_s": rng.uniform(0.01, 1, n_flows), "payload_bytes": 1000},
                            index=pd.Index(flows, name="flow"))
-    attrs = {"ns3_version": "3.44", "seed": 1, "segment_bytes": mss, "duration_s": n * dt,
+    attrs = {"ns3_version": "3.44", "seed": 1, "segment_bytes": mss, "duration_s": n * dt, "warmup_s": float("nan"),
              "flows": {f: {"payload_rate_bps": float(rng.uniform(1e5, 1e7))} for f in flows[:-1]}}
     return SimResult(gp, cw, rtt, q, summary, attrs)
 
@@ -133,6 +133,11 @@ def test_every_file_a_simulation_writes_reads_back_with_the_same_numbers(tmp_pat
     back = measure.read(out / "summary.csv").set_index("flow")
     pd.testing.assert_frame_equal(back, res.summary, check_dtype=False)
     sim_json = measure.read(out / "simulation.json")
+    # standard JSON, which jq and JavaScript read: an unset value (NaN) is null, never NaN
+    def no_constant(name):
+        raise AssertionError(f"simulation.json holds {name}, which is not JSON")
+    doc = json.loads((out / "simulation.json").read_text(), parse_constant=no_constant)
+    assert doc["warmup_s"] is None and doc["seed"] == 1
     assert sim_json["seed"].iloc[0] == 1 and sim_json["segment_bytes"].iloc[0] == 1448
     tcp = res.summary.index[-1]
     cw = measure.read(out / f"{tcp}-cwnd.data")

@@ -37,7 +37,7 @@ DAMAGED_REPORT3 = re.compile(r"\[\s*(?:\d+|SUM)\](?:\[[A-Z-]+\])?\s.*\b(?:sec|[K
 # "[  3] local ...", and "[ *2] local ..." for the reverse client thread of an iperf 2.1 server (-d / -r)
 CONNECTED = re.compile(
     r"\[\s*(?P<star>\*)?(?P<id>\d+)\]\s+local\s+(?P<lip>\S+?)\s+port\s+(?P<lport>\d{1,5})\s+connected\s+(?:with|to)\s+"
-    r"(?P<rip>\S+?)\s+port\s+(?P<rport>\d+)"
+    r"(?P<rip>\S+?)\s+port\s+(?P<rport>\d{1,5})(?!\d)"
 )
 UDP_TAIL = re.compile(
     rf"^\s*(?P<jitter>{_NUM})\s*ms\s+(?P<lost>-?\d+)\s*/\s*(?P<total>\d+)\s*(?:\((?P<pct>[-+\d.e]+|nan|-?nan)%\))?(?P<tail>.*)$"
@@ -69,7 +69,7 @@ OUT_OF_ORDER = re.compile(
 )
 INFORMATIONAL = re.compile(r"sec\s+(?:trip-time|L2 processing|Clock sync error|OWD)")
 LISTEN2 = re.compile(r"^Server listening on (?:TCP|UDP)(?: \(v6\))? port (?P<port>\d{1,5})(?!\d)")  # <= 5 digits
-CONNECT2 = re.compile(r"^Client connecting to \S+?,? (?:TCP|UDP) port (?P<port>\d+)")
+CONNECT2 = re.compile(r"^Client connecting to \S+?,? (?:TCP|UDP) port (?P<port>\d{1,5})(?!\d)")
 IPERF3_TCP_TAIL = re.compile(rf"^\s*(?P<retr>\d+)(?:\s+(?P<cwnd>{_NUM})\s+(?P<cu>[KMGT]?)Bytes)?(?P<tail>.*)$")
 _IPERF3_UDP_CLIENT_TAIL = re.compile(r"^\s*(?P<total>\d+)\s*(?P<tail>.*)$")
 ROLE = re.compile(r"\b(sender|receiver)\s*$")

@@ -47,7 +47,7 @@ import pandas as pd
 
 from ._common import MeasurementFormatError, check_json_depth, is_path, open_text, source_name
 
-__all__ = ["KINDS", "VERSION", "read_tidy", "write_tidy", "write_trace", "header_lines", "manifest_view",
+__all__ = ["KINDS", "VERSION", "read_tidy", "write_tidy", "write_trace", "header_lines", "strict_json", "manifest_view",
            "is_tidy", "finite_or_none", "source_stem", "kind_of"]
 
 FORMAT = "labcalc"
@@ -133,6 +133,43 @@ def _jsonable(value):
     if isinstance(value, os.PathLike):
         return os.fspath(value)
     return str(value)
+
+
+def strict_json(value) -> str:
+    """*value* as standard JSON text (indented), a NaN or infinity written as ``null``.
+
+    Python's ``json`` writes ``NaN`` and ``Infinity`` by default, which JSON itself, ``jq``
+    and JavaScript refuse; a file meant for other tools (``simulation.json``) is written with
+    this instead.
+
+    Parameters
+    ----------
+    value : object
+        Dicts, lists, numbers, strings, numpy scalars and arrays, paths.
+
+    Returns
+    -------
+    str
+        The JSON text, two-space indented.
+
+    Examples
+    --------
+    >>> print(strict_json({"goodput_bps": float("nan"), "seed": 1}))
+    {
+      "goodput_bps": null,
+      "seed": 1
+    }
+    """
+    def finite(v):
+        if isinstance(v, float) and not math.isfinite(v):
+            return None
+        if isinstance(v, dict):
+            return {k: finite(x) for k, x in v.items()}
+        if isinstance(v, list):
+            return [finite(x) for x in v]
+        return v
+
+    return json.dumps(finite(_jsonable(value)), indent=2, allow_nan=False)
 
 
 def _attrs_line(attrs: dict | None) -> str:

@@ -8,7 +8,6 @@ writes files that the readers (and a measurement manifest) read back.
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import re
@@ -156,7 +155,7 @@ class SimResult:
         >>> sorted(SimResult(empty, empty, empty, empty, s).write(tempfile.mkdtemp()))
         ['cwnd', 'goodput', 'queue', 'rtt', 'ssthresh', 'tables']
         """
-        from labcalc.measure.tidy import write_tidy, write_trace
+        from labcalc.measure.tidy import strict_json, write_tidy, write_trace
 
         out = Path(os.fspath(out_dir))
         out.mkdir(parents=True, exist_ok=True)
@@ -203,7 +202,7 @@ class SimResult:
         written["tables"].append(p)
         p = out / "simulation.json"
         doc = {"labcalc": {"kind": "simulation", "version": 1}, **self.attrs}
-        p.write_text(json.dumps(doc, indent=2, default=str) + "\n", encoding="utf-8")
+        p.write_text(strict_json(doc) + "\n", encoding="utf-8")  # standard JSON: a NaN as null
         written["tables"].append(p)
         return written
 
