@@ -9,6 +9,7 @@ ns-3 column. Each message's next step is followed here and checked to succeed.
 
 from __future__ import annotations
 
+import csv
 import shutil
 from pathlib import Path
 
@@ -160,12 +161,16 @@ def test_a_simulated_table_adds_the_ns3_column():
     t = compare.compare_measured(m, [("A2 goodput", 959_692.9, "bit/s", sel | {"metric": "goodput"}),
                                      ("A2 loss", 0.04, "1", sel | {"metric": "loss"}),
                                      ("A1 loss", 0.0, "1", sel | {"scenario": "A1", "metric": "loss"})], simulated=sim)
-    # ns3-red.csv: "Q14,A2,h1_udp,goodput,963.2,kbit/s" and "...,loss,3.98,%"; no A1 row
-    assert t.simulated.tolist()[:2] == [963.2, 3.98] and np.isnan(t.simulated.iloc[2])
+    # ns3-red.csv's own rows, read with the csv module: goodput in kbit/s, loss in %; no A1 row
+    with open(ROOT / "data" / "measurements" / "lab5" / "simulated" / "ns3-red.csv", newline="") as f:
+        rows = {(r["question"], r["scenario"], r["flow"], r["metric"]): r for r in csv.DictReader(f)}
+    gp, loss = rows[("Q14", "A2", "h1_udp", "goodput")], rows[("Q14", "A2", "h1_udp", "loss")]
+    assert (gp["unit"], loss["unit"]) == ("kbit/s", "%") and ("Q14", "A1", "h1_udp", "loss") not in rows
+    assert t.simulated.tolist()[:2] == [float(gp["value"]), float(loss["value"])] and np.isnan(t.simulated.iloc[2])
     text = compare.format_comparison(t, percent_digits=2)
     head = text.splitlines()[1].split()
     assert head[:4] == ["label", "predicted", "ns-3", "measured"]
-    assert "A2 goodput" in text and "963.2" in text and "3.98" in text
+    assert "A2 goodput" in text and gp["value"] in text and loss["value"] in text
     assert "note: ns-3: no simulated value for Q14 (scenario 'A1', flow 'h1_udp', metric 'loss')\n" in text + "\n"
     # the verdict stays theory against measurement
     assert t.verdict.tolist()[:2] == compare.compare_measured(m, [

@@ -129,8 +129,6 @@ def _read_rows(source, name: str):
     row numbers are the file's line numbers.
     """
     import collections
-    import csv
-    import io
 
     # The one text-input policy of labcalc (labcalc._textio): a size limit, gzip, the BOM
     # removed, UTF-8 with a reported cp1252/latin-1 fallback, a NUL byte refused naming its line.
@@ -141,63 +139,37 @@ def _read_rows(source, name: str):
     except TextInputError as exc:
         where = f"{name}, row {exc.line}" if exc.line is not None else name
         raise MeasurementError(f"{where}: {exc.detail}") from None
-    text = res.text
     notes = [n + "; check its accented letters, or save it as CSV UTF-8" if "UTF-8" in n else n for n in res.notes]
-    # Comma, semicolon (a European spreadsheet's CSV) or tab, and Excel's "sep=;" first
-    # line: the same sniffing as the answer-sheet reader (labcalc._textio.sniff_delimiter). The
-    # sep= line is blanked, not removed, so row numbers stay the file's line numbers.
-    from labcalc._textio import SEP_LINE, sniff_delimiter
+    # comma, semicolon (a European spreadsheet's CSV) or tab, Excel's "sep=;" line and labcalc's
+    # own header lines, with the file's line numbers: the reading a manifest's [[table]] shares
+    from labcalc.measure.tidy import TableLineError, csv_records
 
-    lines = text.splitlines(keepends=True)
-    # a table built by labcalc starts with its own header ('# labcalc measurements v1' and its
-    # attrs line, labcalc.measure.tidy): blanked, not removed, so row numbers stay the file's
-    from labcalc.measure.tidy import header_lines
-
-    own = header_lines(lines)
-    if own:
-        lines[:own] = ["\n"] * own
-        text = "".join(lines)
-    first = next((i for i, line in enumerate(lines) if line.strip()), None)
-    delimiter = ","
-    if first is not None:
-        sep = SEP_LINE.match(lines[first])
-        if sep:
-            delimiter = sep.group(1)
-            lines[first] = "\n"
-            text = "".join(lines)
-        else:
-            delimiter = sniff_delimiter(lines[first], REQUIRED_COLUMNS)
-    reader = csv.reader(io.StringIO(text, newline=""), skipinitialspace=True, delimiter=delimiter)
-    header, records, lines, last = None, [], [], 0
     try:
-        for fields in reader:
-            start, last = last + 1, reader.line_num
-            if not any(f.strip() for f in fields):
-                continue
-            if header is None:
-                header = [f.strip().lower() for f in fields]
-                # counted in one pass: header.count per column was quadratic (30,000 columns: 18 s)
-                counts = collections.Counter(header)
-                repeated = sorted(h for h, n in counts.items() if h and n > 1)
-                if repeated:
-                    raise MeasurementError(f"{name}, row {start}: column {repeated[0]!r} appears twice in the header "
-                                           f"(column names are read without case and spaces)")
-                continue
-            while len(fields) > len(header) and not fields[-1].strip():
-                fields = fields[:-1]  # trailing empty cells a spreadsheet adds
-            if len(fields) < len(header) and all(h not in REQUIRED_COLUMNS for h in header[len(fields):]):
-                fields = fields + [""] * (len(header) - len(fields))  # optional trailing columns left out
-            if len(fields) != len(header):
-                raise MeasurementError(
-                    f"{name}, row {start}: {len(fields)} fields where the header has {len(header)} "
-                    f"({', '.join(header)}); a decimal comma (3,58) or a comma in a note must be quoted, "
-                    f"or write 3.58")
-            records.append(fields)
-            lines.append(start)
-    except csv.Error as exc:
-        raise MeasurementError(f"{name}, row {reader.line_num}: not a readable CSV ({exc})") from None
-    if header is None:
+        delimiter, found = csv_records(res.text, REQUIRED_COLUMNS)
+    except TableLineError as exc:
+        raise MeasurementError(f"{name}, row {exc.line}: not a readable CSV ({exc.detail})") from None
+    if not found:
         raise MeasurementError(f"{name}: the file is empty (not even a header line)")
+    (start, head), records, lines = found[0], [], []
+    header = [f.strip().lower() for f in head]
+    # counted in one pass: header.count per column was quadratic (30,000 columns: 18 s)
+    counts = collections.Counter(header)
+    repeated = sorted(h for h, n in counts.items() if h and n > 1)
+    if repeated:
+        raise MeasurementError(f"{name}, row {start}: column {repeated[0]!r} appears twice in the header "
+                               f"(column names are read without case and spaces)")
+    for start, fields in found[1:]:
+        while len(fields) > len(header) and not fields[-1].strip():
+            fields = fields[:-1]  # trailing empty cells a spreadsheet adds
+        if len(fields) < len(header) and all(h not in REQUIRED_COLUMNS for h in header[len(fields):]):
+            fields = fields + [""] * (len(header) - len(fields))  # optional trailing columns left out
+        if len(fields) != len(header):
+            raise MeasurementError(
+                f"{name}, row {start}: {len(fields)} fields where the header has {len(header)} "
+                f"({', '.join(header)}); a decimal comma (3,58) or a comma in a note must be quoted, "
+                f"or write 3.58")
+        records.append(fields)
+        lines.append(start)
     return header, records, lines, notes, delimiter
 
 

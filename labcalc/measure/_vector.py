@@ -301,7 +301,19 @@ def parse_float(L: Lines, start: np.ndarray, end: np.ndarray, max_width: int = 3
     fp, ok2 = parse_uint(L, fstart, end, 10)
     ok = (ok1 | ((dot == 0) & has_frac)) & (ok2 | ~has_frac) & (width > 0) & (width <= max_width)
     ok &= ~((dot < width) & ~has_frac & (dot == 0))
-    val = ip.astype(np.float64) + np.where(has_frac, fp.astype(np.float64) / _POW10[np.clip(flen, 0, 39)], 0.0)
+    # Correctly rounded, as float(text): the digits without the point as one integer M and the
+    # value M / 10**k, both exact in binary when M < 2**53 and k <= 22, so the one division
+    # rounds once (ip + fp / 10**k rounds twice: '1.91' gave 1.9100000000000001). The few
+    # numbers with more digits are converted by float() itself.
+    flen = np.where(has_frac, flen, 0)
+    digits = dot + flen
+    short = ok & (digits <= 19) & (flen <= 19)
+    k = np.where(short, flen, 0)
+    mant = np.where(short, ip, U64(0)) * _POW10_U[k] + np.where(short & has_frac, fp, U64(0))
+    exact = short & (mant < U64(1 << 53))
+    val = mant.astype(np.float64) / _POW10[k]
+    for i in np.flatnonzero(ok & ~exact):
+        val[i] = float(L.arr[s[i]:end[i]].tobytes())
     return np.where(neg, -val, val), ok
 
 

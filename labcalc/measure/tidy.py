@@ -47,7 +47,7 @@ import pandas as pd
 
 from ._common import MeasurementFormatError, check_json_depth, is_path, open_text, source_name
 
-__all__ = ["KINDS", "VERSION", "read_tidy", "write_tidy", "write_trace", "header_lines", "strict_json", "manifest_view",
+__all__ = ["KINDS", "VERSION", "read_tidy", "write_tidy", "write_trace", "header_lines", "csv_records", "TableLineError", "strict_json", "manifest_view",
            "is_tidy", "finite_or_none", "source_stem", "kind_of"]
 
 FORMAT = "labcalc"
@@ -133,6 +133,83 @@ def _jsonable(value):
     if isinstance(value, os.PathLike):
         return os.fspath(value)
     return str(value)
+
+
+class TableLineError(ValueError):
+    """A line of a measurement table that the csv module cannot read (an unclosed quote).
+
+    Attributes
+    ----------
+    line : int
+        The file's line number (blank lines counted).
+    detail : str
+        The csv module's message.
+    """
+
+    def __init__(self, line: int, detail: str):
+        super().__init__(f"line {line}: {detail}")
+        self.line, self.detail = line, detail
+
+
+def csv_records(text: str, required_columns) -> tuple[str, list[tuple[int, list[str]]]]:
+    r"""The delimiter and the non-blank records of a measurement table's text, each with the
+    file line it starts on: the one reading of tables that a manifest's ``[[table]]`` and
+    :func:`labcalc.compare.load_measurements` share.
+
+    labcalc's own header lines (``# labcalc measurements v1`` and its attrs line) and an
+    Excel ``sep=;`` line are blanked rather than removed, so that line numbers stay the
+    file's; otherwise the delimiter (comma, semicolon or tab) is sniffed from the first line
+    as the answer-sheet reader does (:func:`labcalc._textio.sniff_delimiter`). The csv module
+    rather than pandas: pandas takes a first column as the index when rows have one field
+    more than the header (an unquoted decimal comma), silently shifting every column.
+
+    Parameters
+    ----------
+    text : str
+        The file's text, as :func:`labcalc._textio.read_text` returns it.
+    required_columns : sequence of str
+        The columns the header must have (they decide the sniffed delimiter).
+
+    Returns
+    -------
+    delimiter : str
+    records : list of (int, list of str)
+        File line of each record's start and its fields, as written (header included).
+
+    Raises
+    ------
+    TableLineError
+        A line the csv module cannot read, with its line number.
+
+    Examples
+    --------
+    >>> csv_records("sep=;\nquestion;value\n\nQ1;3,5\n", ["question", "value"])
+    (';', [(2, ['question', 'value']), (4, ['Q1', '3,5'])])
+    """
+    from labcalc._textio import SEP_LINE, sniff_delimiter
+
+    lines = text.splitlines(keepends=True)
+    own = header_lines(lines)
+    lines[:own] = ["\n"] * own
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    delimiter = ","
+    if first is not None:
+        sep = SEP_LINE.match(lines[first])
+        if sep:
+            delimiter = sep.group(1)
+            lines[first] = "\n"
+        else:
+            delimiter = sniff_delimiter(lines[first], required_columns)
+    reader = csv.reader(io.StringIO("".join(lines), newline=""), skipinitialspace=True, delimiter=delimiter)
+    records, last = [], 0
+    try:
+        for fields in reader:
+            start, last = last + 1, reader.line_num
+            if any(f.strip() for f in fields):
+                records.append((start, fields))
+    except csv.Error as exc:
+        raise TableLineError(reader.line_num, str(exc)) from None
+    return delimiter, records
 
 
 def strict_json(value) -> str:
