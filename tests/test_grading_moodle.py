@@ -467,11 +467,11 @@ def test_the_export_states_its_site_language_and_how_to_answer():
 def test_the_spelling_the_text_says_moodle_does_not_read_is_not_listed(xml):
     # every rate question said "(Mbit/S is not read)" while the export lists Mbit/S, which
     # Moodle then reads: the example must be a letter case the question does not list
+    by_id = {e.find("idnumber").text: e for e in fromstring(xml) if e.get("type") == "numerical"}  # parsed once
     for q in _questions(xml):
         if not q.units:
             continue
-        element = [e for e in fromstring(xml) if e.get("type") == "numerical"
-                   and e.find("idnumber").text == q.idnumber][0]
+        element = by_id[q.idnumber]
         said = re.search(r"one by one \((\S+) is not read\)", element.find("questiontext/text").text).group(1)
         assert said not in q.units, (q.idnumber, said)
         right = q.answers[0][1]
