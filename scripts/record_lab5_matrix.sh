@@ -27,6 +27,7 @@
 # Usage: sudo [RUNS="q1 q7-10M b2"] [DUR=10] [DUR_B=20] scripts/record_lab5_matrix.sh [OUTDIR]
 #        (default data/measurements/lab5/recorded-<UTC date>)
 set -euo pipefail
+. "$(dirname "$0")/netns-lib.sh"
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 OUT=${1:-"$ROOT/data/measurements/lab5/recorded-$(date -u +%Y-%m-%d)"}
@@ -44,34 +45,26 @@ RUNS=${RUNS:-"q1 q2 q6 q7-5M q7-10M q7-20M q10 q10-R q10-P2 q10-gso q7-10M-iperf
 mkdir -p "$OUT"
 
 cleanup() {
-    for ns in $H1 $H2 $H3 $R; do ip netns del $ns 2>/dev/null || true; done
+    netns_del $H1 $H2 $H3 $R
 }
 trap cleanup EXIT
 cleanup
 
 # --- topology --------------------------------------------------------------------------
-for ns in $H1 $H2 $H3 $R; do ip netns add $ns; ip -n $ns link set lo up; done
+for ns in $H1 $H2 $H3 $R; do netns_add $ns; netns_lo_up $ns; done
 for i in 1 2 3; do
     h=lcm_h$i
-    ip link add lcmh$i netns $h type veth peer name lcmr$i netns $R
-    ip -n $h addr add $NET.$i.$i/24 dev lcmh$i
-    ip -n $R addr add $NET.$i.254/24 dev lcmr$i
-    ip -n $h link set lcmh$i up
-    ip -n $R link set lcmr$i up
-    ip -n $h route add default via $NET.$i.254
-    ip netns exec $h ethtool -K lcmh$i tso off gso off gro off > /dev/null 2>&1 || true
-    ip netns exec $R ethtool -K lcmr$i tso off gso off gro off > /dev/null 2>&1 || true
+    netns_host_link $h lcmh$i $R lcmr$i $NET $i
+    netns_offload_off $h lcmh$i $R lcmr$i
 done
-ip netns exec $R sysctl -q -w net.ipv4.ip_forward=1
+netns_forward $R
 # the lab's TCP is CUBIC; a new namespace starts with the host's default (bbr on this machine) and
 # may not choose cubic as its default, so every TCP client asks for it (iperf3 -C, iperf -Z)
-ip netns exec $R tc qdisc add dev lcmr3 root handle 1: htb default 10
-ip netns exec $R tc class add dev lcmr3 parent 1: classid 1:10 htb rate $RATE1 ceil $RATE1
-ip netns exec $R tc qdisc add dev lcmr3 parent 1:10 handle 10: pfifo limit $QLEN
-for h in $H1 $H2; do ip netns exec $h ping -c 1 -W 1 $DST > /dev/null; done
+netns_shape $R lcmr3 $RATE1 $QLEN
+for h in $H1 $H2; do netns_reach $h $DST; done
 
 bottleneck() {   # bottleneck RATE
-    ip netns exec $R tc class change dev lcmr3 parent 1: classid 1:10 htb rate "$1" ceil "$1"
+    netns_set_rate $R lcmr3 "$1"
 }
 want() { case " $RUNS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 host() { case $1 in h1) echo $H1 ;; h2) echo $H2 ;; h3) echo $H3 ;; r1) echo $R ;; esac; }

@@ -14,45 +14,35 @@
 # Usage: sudo [RUNS="q1 a2"] scripts/record_lab5_raw.sh [OUTDIR]   (default data/measurements/lab5/raw)
 # README.txt in OUTDIR gets one paragraph per invocation.
 set -euo pipefail
+. "$(dirname "$0")/netns-lib.sh"
 
 OUT=${1:-"$(cd "$(dirname "$0")/.." && pwd)/data/measurements/lab5/raw"}
 H1=lc5_h1; H2=lc5_h2; H3=lc5_h3; R=lc5_r1
-DST=10.98.3.3
+NET=10.98              # h<i> -- r1 on $NET.<i>.0/24 (netns_host_link)
+DST=$NET.3.3
 QLEN=${QLEN:-50}
 DUR=${DUR:-8}
 RUNS=${RUNS:-"q1 q2 q6 q7 q10 a1 a2 a3 b1 b2 b3"}   # which runs to (re)record
 mkdir -p "$OUT"
 
 cleanup() {
-    for ns in $H1 $H2 $H3 $R; do ip netns del $ns 2>/dev/null || true; done
+    netns_del $H1 $H2 $H3 $R
 }
 trap cleanup EXIT
 cleanup
 
-for ns in $H1 $H2 $H3 $R; do ip netns add $ns; ip -n $ns link set lo up; done
-i=1
-for h in $H1 $H2 $H3; do
-    ip link add lc5h$i netns $h type veth peer name lc5r$i netns $R
-    ip -n $h addr add 10.98.$i.$i/24 dev lc5h$i
-    ip -n $R addr add 10.98.$i.254/24 dev lc5r$i
-    ip -n $h link set lc5h$i up
-    ip -n $R link set lc5r$i up
-    ip -n $h route add default via 10.98.$i.254
-    i=$((i + 1))
-done
-ip netns exec $R sysctl -q -w net.ipv4.ip_forward=1
-for pair in "$H1 lc5h1" "$H2 lc5h2" "$H3 lc5h3" "$R lc5r3"; do
-    set -- $pair
-    ip netns exec "$1" ethtool -K "$2" tso off gso off gro off > /dev/null 2>&1 || true
-done
-ip netns exec $R tc qdisc add dev lc5r3 root handle 1: htb default 10
-ip netns exec $R tc class add dev lc5r3 parent 1: classid 1:10 htb rate 10mbit ceil 10mbit
-ip netns exec $R tc qdisc add dev lc5r3 parent 1:10 handle 10: pfifo limit $QLEN
-ip netns exec $H1 ping -c 1 -W 1 $DST > /dev/null
-ip netns exec $H2 ping -c 1 -W 1 $DST > /dev/null
+for ns in $H1 $H2 $H3 $R; do netns_add $ns; netns_lo_up $ns; done
+netns_host_link $H1 lc5h1 $R lc5r1 $NET 1
+netns_host_link $H2 lc5h2 $R lc5r2 $NET 2
+netns_host_link $H3 lc5h3 $R lc5r3 $NET 3
+netns_forward $R
+netns_offload_off $H1 lc5h1 $H2 lc5h2 $H3 lc5h3 $R lc5r3
+netns_shape $R lc5r3 10mbit $QLEN
+netns_reach $H1 $DST
+netns_reach $H2 $DST
 
 bottleneck() {   # bottleneck RATE
-    ip netns exec $R tc class change dev lc5r3 parent 1: classid 1:10 htb rate "$1" ceil "$1"
+    netns_set_rate $R lc5r3 "$1"
 }
 server() {       # server PORT FILE: one-off iperf3 server on h3, its printout in FILE
     ip netns exec $H3 iperf3 -s -1 -p "$1" -i 1 > "$OUT/$2" 2>&1 &

@@ -11,6 +11,7 @@
 # Needs root, iproute2 and the Debian packages iperf3 iperf iputils-ping.
 # Usage: sudo scripts/record_manifest_fixtures.sh [OUTDIR]  (default tests/data/measure/manifest)
 set -euo pipefail
+. "$(dirname "$0")/netns-lib.sh"
 
 OUT=${1:-"$(cd "$(dirname "$0")/.." && pwd)/tests/data/measure/manifest"}
 A=hm_rec_a
@@ -26,29 +27,16 @@ mkdir -p "$OUT"
 PIDS=()
 
 cleanup() {
-    for p in "${PIDS[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done
-    ip netns del $A 2>/dev/null || true
-    ip netns del $B 2>/dev/null || true
+    netns_kill "${PIDS[@]:-}"
+    netns_del $A $B
 }
 trap cleanup EXIT
 
 cleanup
-ip netns add $A
-ip netns add $B
-ip link add hmrec0 netns $A type veth peer name hmrec1 netns $B
-ip -n $A addr add $SRC/24 dev hmrec0
-ip -n $B addr add $DST/24 dev hmrec1
-for ns in $A $B; do ip -n $ns link set lo up; done
-ip -n $A link set hmrec0 up
-ip -n $B link set hmrec1 up
-for pair in "$A hmrec0" "$B hmrec1"; do
-    set -- $pair
-    ip netns exec "$1" ethtool -K "$2" tso off gso off gro off > /dev/null 2>&1 || true
-done
-ip netns exec $A tc qdisc add dev hmrec0 root handle 1: htb default 10
-ip netns exec $A tc class add dev hmrec0 parent 1: classid 1:10 htb rate $RATE ceil $RATE
-ip netns exec $A tc qdisc add dev hmrec0 parent 1:10 handle 10: pfifo limit $QLEN
-ip netns exec $A ping -c 1 -W 1 $DST > /dev/null
+netns_pair $A hmrec0 $SRC/24 $B hmrec1 $DST/24
+netns_offload_off $A hmrec0 $B hmrec1
+netns_shape $A hmrec0 $RATE $QLEN
+netns_reach $A $DST
 
 # start a server in B writing to FILE; its pid is pushed to PIDS and printed
 server() {  # server FILE CMD...

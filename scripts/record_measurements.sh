@@ -10,12 +10,14 @@
 # Needs root, iproute2, tracefs, and Debian packages iperf3 iperf iputils-ping tshark ethtool.
 # Usage: sudo scripts/record_measurements.sh [OUTDIR]   (default data/measurements/recorded)
 set -euo pipefail
+. "$(dirname "$0")/netns-lib.sh"
 
 OUT=${1:-"$(cd "$(dirname "$0")/.." && pwd)/data/measurements/recorded"}
 H1=lcrec_h1
 H2=lcrec_h2
 R=lcrec_r
-DST=10.99.2.2
+NET=10.99              # h1 -- r on $NET.1.0/24, r -- h2 on $NET.2.0/24 (netns_line)
+DST=$NET.2.2
 RATE=${RATE:-10mbit}
 QLEN=${QLEN:-50}
 DUR=${DUR:-8}
@@ -25,14 +27,12 @@ mkdir -p "$OUT"
 PIDS=()
 
 cleanup() {
-    for p in "${PIDS[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done
+    netns_kill "${PIDS[@]:-}"
     if [ -d "$TRACE" ]; then
         echo 0 > "$TRACE/events/tcp/tcp_probe/enable" || true
         rmdir "$TRACE" || true
     fi
-    ip netns del $H1 2>/dev/null || true
-    ip netns del $H2 2>/dev/null || true
-    ip netns del $R 2>/dev/null || true
+    netns_del $H1 $H2 $R
 }
 trap cleanup EXIT
 
@@ -40,32 +40,11 @@ stamp() { date +%s.%N; }
 
 # --- topology: h1 -- r -- h2, bottleneck on r's interface towards h2 ----------------
 cleanup
-ip netns add $H1
-ip netns add $R
-ip netns add $H2
-ip link add lcrec1 netns $H1 type veth peer name lcrec1r netns $R
-ip link add lcrec2 netns $H2 type veth peer name lcrec2r netns $R
-ip -n $H1 addr add 10.99.1.1/24 dev lcrec1
-ip -n $R addr add 10.99.1.254/24 dev lcrec1r
-ip -n $R addr add 10.99.2.254/24 dev lcrec2r
-ip -n $H2 addr add 10.99.2.2/24 dev lcrec2
-for ns in $H1 $R $H2; do ip -n $ns link set lo up; done
-ip -n $H1 link set lcrec1 up
-ip -n $R link set lcrec1r up
-ip -n $R link set lcrec2r up
-ip -n $H2 link set lcrec2 up
-ip -n $H1 route add default via 10.99.1.254
-ip -n $H2 route add default via 10.99.2.254
-ip netns exec $R sysctl -q -w net.ipv4.ip_forward=1
+netns_line $NET lcrec $H1 $R $H2   # lcrec1 -- lcrec1r, lcrec2r -- lcrec2
 # no segmentation offload, so that packets are MSS-sized in the queue and on the capture
-for pair in "$H1 lcrec1" "$R lcrec1r" "$R lcrec2r" "$H2 lcrec2"; do
-    set -- $pair
-    ip netns exec "$1" ethtool -K "$2" tso off gso off gro off > /dev/null 2>&1 || true
-done
-ip netns exec $R tc qdisc add dev lcrec2r root handle 1: htb default 10
-ip netns exec $R tc class add dev lcrec2r parent 1: classid 1:10 htb rate $RATE ceil $RATE
-ip netns exec $R tc qdisc add dev lcrec2r parent 1:10 handle 10: pfifo limit $QLEN
-ip netns exec $H1 ping -c 1 -W 1 $DST > /dev/null
+netns_offload_off $H1 lcrec1 $R lcrec1r $R lcrec2r $H2 lcrec2
+netns_shape $R lcrec2r $RATE $QLEN
+netns_reach $H1 $DST
 
 # --- servers ---------------------------------------------------------------------
 ip netns exec $H2 iperf3 -s -p 5201 > /dev/null 2>&1 & PIDS+=($!)

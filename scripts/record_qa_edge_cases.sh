@@ -16,6 +16,7 @@
 # Needs root, iproute2 and the Debian packages iperf3 iperf iputils-ping.
 # Usage: sudo scripts/record_qa_edge_cases.sh [OUTDIR]  (default tests/data/measure/qa)
 set -euo pipefail
+. "$(dirname "$0")/netns-lib.sh"
 
 OUT=${1:-"$(cd "$(dirname "$0")/.." && pwd)/tests/data/measure/qa"}
 A=qa_rec_a
@@ -29,29 +30,18 @@ mkdir -p "$OUT"
 PIDS=()
 
 cleanup() {
-    for p in "${PIDS[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done
-    ip netns del $A 2>/dev/null || true
-    ip netns del $B 2>/dev/null || true
+    netns_kill "${PIDS[@]:-}"
+    netns_del $A $B
 }
 trap cleanup EXIT
 
 cleanup
-ip netns add $A
-ip netns add $B
-ip link add qarec0 netns $A type veth peer name qarec1 netns $B
-ip -n $A addr add $SRC/24 dev qarec0
-ip -n $B addr add $DST/24 dev qarec1
-for ns in $A $B; do ip -n $ns link set lo up; done
-ip -n $A link set qarec0 up
-ip -n $B link set qarec1 up
-for pair in "$A qarec0" "$B qarec1"; do
-    set -- $pair
-    ip netns exec "$1" ethtool -K "$2" tso off gso off gro off > /dev/null 2>&1 || true
-    ip netns exec "$1" tc qdisc add dev "$2" root handle 1: htb default 10
-    ip netns exec "$1" tc class add dev "$2" parent 1: classid 1:10 htb rate $RATE ceil $RATE
-    ip netns exec "$1" tc qdisc add dev "$2" parent 1:10 handle 10: pfifo limit $QLEN
-done
-ip netns exec $A ping -c 1 -W 1 $DST > /dev/null
+netns_pair $A qarec0 $SRC/24 $B qarec1 $DST/24
+netns_offload_off $A qarec0
+netns_shape $A qarec0 $RATE $QLEN
+netns_offload_off $B qarec1
+netns_shape $B qarec1 $RATE $QLEN
+netns_reach $A $DST
 
 # start a server in B writing to FILE
 server() {  # server FILE CMD...
@@ -137,8 +127,8 @@ timeout -s KILL 1.5 ip netns exec $A ping -D -i 0.2 $DST > "$OUT/ping_D_sigkill.
 
 # --- ping -D behind a deep queue on the far host (replies 0.3 s late, the last one too) -----
 # B's class slowed to 2 Mbit/s with a 300-packet pfifo while B sends UDP at 3M to A (-R)
-ip netns exec $B tc class change dev qarec1 parent 1: classid 1:10 htb rate 2mbit ceil 2mbit
-ip netns exec $B tc qdisc change dev qarec1 parent 1:10 handle 10: pfifo limit 300
+netns_set_rate $B qarec1 2mbit
+netns_set_qlen $B qarec1 300
 server /dev/null iperf3 -s -1 -p 5419
 (sleep 0.5; ip netns exec $A iperf3 -c $DST -p 5419 -u -b 3M -t 8 -R > /dev/null 2>&1) &
 LOAD=$!
@@ -146,8 +136,8 @@ sleep 1.5
 client ping -D -c 10 -i 0.5 $DST > "$OUT/ping_D_i05_late_replies.txt" 2>&1
 wait $LOAD
 stop_server
-ip netns exec $B tc class change dev qarec1 parent 1: classid 1:10 htb rate $RATE ceil $RATE
-ip netns exec $B tc qdisc change dev qarec1 parent 1:10 handle 10: pfifo limit $QLEN
+netns_set_rate $B qarec1 $RATE
+netns_set_qlen $B qarec1 $QLEN
 
 # --- an ss loop stamped with plain `date` (one-second resolution, not a number) --------------
 server /dev/null iperf3 -s -1 -p 5414

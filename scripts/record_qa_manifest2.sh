@@ -21,6 +21,7 @@
 # Needs root, iproute2 and the Debian packages iperf3 iperf iputils-ping.
 # Usage: sudo scripts/record_qa_manifest2.sh [OUTDIR]  (default tests/data/measure/qa2)
 set -euo pipefail
+. "$(dirname "$0")/netns-lib.sh"
 
 OUT=${1:-"$(cd "$(dirname "$0")/.." && pwd)/tests/data/measure/qa2"}
 A=qa2_rec_a
@@ -38,37 +39,24 @@ mkdir -p "$OUT"
 PIDS=()
 
 cleanup() {
-    for p in "${PIDS[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done
+    netns_kill "${PIDS[@]:-}"
     PIDS=()
     if [ -d "$TRACE" ]; then
         echo 0 > "$TRACE/events/tcp/tcp_probe/enable" || true
         rmdir "$TRACE" 2>/dev/null || true
     fi
     if [ "$MOUNTED" = 1 ]; then umount "$TRACEFS" 2>/dev/null || true; MOUNTED=0; fi
-    ip netns del $A 2>/dev/null || true
-    ip netns del $B 2>/dev/null || true
+    netns_del $A $B
 }
 trap cleanup EXIT
 
 cleanup
-ip netns add $A
-ip netns add $B
-ip link add qa2rec0 netns $A type veth peer name qa2rec1 netns $B
-ip -n $A addr add $SRC/24 dev qa2rec0
-ip -n $B addr add $DST/24 dev qa2rec1
-ip -n $B addr add $DST2/24 dev qa2rec1
-for ns in $A $B; do ip -n $ns link set lo up; done
-ip -n $A link set qa2rec0 up
-ip -n $B link set qa2rec1 up
-for pair in "$A qa2rec0" "$B qa2rec1"; do
-    set -- $pair
-    ip netns exec "$1" ethtool -K "$2" tso off gso off gro off > /dev/null 2>&1 || true
-    ip netns exec "$1" tc qdisc add dev "$2" root handle 1: htb default 10
-    ip netns exec "$1" tc class add dev "$2" parent 1: classid 1:10 htb rate $RATE ceil $RATE
-    ip netns exec "$1" tc qdisc add dev "$2" parent 1:10 handle 10: pfifo limit $QLEN
-done
-ip netns exec $A ping -c 1 -W 1 $DST > /dev/null
-ip netns exec $A ping -c 1 -W 1 $DST2 > /dev/null
+netns_pair $A qa2rec0 $SRC/24 $B qa2rec1 "$DST/24 $DST2/24"
+netns_offload_off $A qa2rec0
+netns_shape $A qa2rec0 $RATE $QLEN
+netns_offload_off $B qa2rec1
+netns_shape $B qa2rec1 $RATE $QLEN
+netns_reach $A $DST $DST2
 
 # start a server in B writing to FILE
 server() {  # server FILE CMD...

@@ -27,13 +27,15 @@
 # Needs root, iproute2, tracefs, ethtool, iperf3, iputils ping, curl and python3.
 # Usage: sudo scripts/record_seed_traces.sh [DATA_MEASUREMENTS_DIR]
 set -euo pipefail
+. "$(dirname "$0")/netns-lib.sh"
 
 BASE=${1:-"$(cd "$(dirname "$0")/.." && pwd)/data/measurements"}
 H1=lcseed_h1
 H2=lcseed_h2
 R=lcseed_r
-SRC=10.98.1.1
-DST=10.98.2.2
+NET=10.98              # h1 -- r on $NET.1.0/24, r -- h2 on $NET.2.0/24 (netns_line)
+SRC=$NET.1.1
+DST=$NET.2.2
 RATE=${RATE:-1500kbit}
 PAGE=${PAGE:-178000}
 DUR_LONG=${DUR_LONG:-90}
@@ -43,15 +45,13 @@ WWW=$(mktemp -d)
 PIDS=()
 
 cleanup() {
-    for p in "${PIDS[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done
+    netns_kill "${PIDS[@]:-}"
     PIDS=()
     if [ -d "$TRACE" ]; then
         echo 0 > "$TRACE/events/tcp/tcp_probe/enable" || true
         rmdir "$TRACE" 2>/dev/null || true
     fi
-    ip netns del $H1 2>/dev/null || true
-    ip netns del $H2 2>/dev/null || true
-    ip netns del $R 2>/dev/null || true
+    netns_del $H1 $H2 $R
 }
 trap 'cleanup; rm -rf "$WWW"' EXIT
 
@@ -77,37 +77,16 @@ for line in sys.stdin:
 
 topology() {  # $1 = queue limit [packets], $2 = congestion control of h1
     cleanup
-    ip netns add $H1
-    ip netns add $R
-    ip netns add $H2
-    ip link add lcseed1 netns $H1 type veth peer name lcseed1r netns $R
-    ip link add lcseed2 netns $H2 type veth peer name lcseed2r netns $R
-    ip -n $H1 addr add $SRC/24 dev lcseed1
-    ip -n $R addr add 10.98.1.254/24 dev lcseed1r
-    ip -n $R addr add 10.98.2.254/24 dev lcseed2r
-    ip -n $H2 addr add $DST/24 dev lcseed2
-    for ns in $H1 $R $H2; do ip -n $ns link set lo up; done
-    ip -n $H1 link set lcseed1 up
-    ip -n $R link set lcseed1r up
-    ip -n $R link set lcseed2r up
-    ip -n $H2 link set lcseed2 up
-    ip -n $H1 route add default via 10.98.1.254
-    ip -n $H2 route add default via 10.98.2.254
-    ip netns exec $R sysctl -q -w net.ipv4.ip_forward=1
+    netns_line $NET lcseed $H1 $R $H2   # lcseed1 -- lcseed1r, lcseed2r -- lcseed2
     for ns in $H1 $H2; do
         # a namespace may only pick an algorithm of tcp_allowed_congestion_control (here
         # reno, not cubic): the web server needs reno; iperf3 -C picks its own algorithm
         ip netns exec $ns sysctl -q -w net.ipv4.tcp_congestion_control="$2" 2> /dev/null || true
         ip netns exec $ns sysctl -q -w net.ipv4.tcp_no_metrics_save=1   # no cached ssthresh between downloads
     done
-    for pair in "$H1 lcseed1" "$R lcseed1r" "$R lcseed2r" "$H2 lcseed2"; do
-        set -- $pair
-        ip netns exec "$1" ethtool -K "$2" tso off gso off gro off > /dev/null 2>&1 || true
-    done
-    ip netns exec $R tc qdisc add dev lcseed2r root handle 1: htb default 10
-    ip netns exec $R tc class add dev lcseed2r parent 1: classid 1:10 htb rate $RATE ceil $RATE
-    ip netns exec $R tc qdisc add dev lcseed2r parent 1:10 handle 10: pfifo limit "$QLEN"
-    ip netns exec $H1 ping -c 1 -W 1 $DST > /dev/null
+    netns_offload_off $H1 lcseed1 $R lcseed1r $R lcseed2r $H2 lcseed2
+    netns_shape $R lcseed2r $RATE "$QLEN"
+    netns_reach $H1 $DST
 }
 
 downloads() {  # $1 = number of downloads; appends "<epoch>,<time_total_s>,<bytes>,<bytes/s>" lines
