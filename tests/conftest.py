@@ -9,6 +9,9 @@ from hypothesis import settings
 settings.register_profile("labcalc", deadline=None, print_blob=True)
 settings.load_profile("labcalc")
 
+# the shared helpers' asserts report their values as a test module's do
+pytest.register_assert_rewrite("tests.manifest_cells")
+
 
 @pytest.fixture(scope="session")
 def ns3():

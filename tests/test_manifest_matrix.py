@@ -18,12 +18,11 @@ from __future__ import annotations
 import json
 import math
 import re
-import shutil
 from pathlib import Path
 
 import pytest
 
-from labcalc.measure.manifest import ManifestError, build_manifest
+from tests.manifest_cells import build, refused, window_of
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "measure"
@@ -168,34 +167,6 @@ def tc_text(path: Path, kind: str):
         elif "backlog" in line and current == kind:
             out.append((stamp, int(re.search(r"backlog \S+ (\d+)p", line)[1])))
     return out, first
-
-
-# --- building one entry ----------------------------------------------------------------------
-
-
-def build(tmp_path: Path, src: Path, **keys):
-    """Build a one-entry manifest over a copy of *src*; return its row (a Series)."""
-    shutil.copy(src, tmp_path / src.name)
-    body = f'[[measurement]]\nquestion = "Q"\nscenario = "S"\nflow = "f"\nfile = "{src.name}"\n'
-    for k, v in keys.items():
-        body += f"{k} = {json.dumps(v)}\n"
-    (tmp_path / "m.toml").write_text(body)
-    return build_manifest(tmp_path / "m.toml").iloc[0]
-
-
-def refused(tmp_path: Path, src: Path, words, **keys) -> str:
-    with pytest.raises(ManifestError) as info:
-        build(tmp_path, src, **keys)
-    msg = str(info.value)
-    assert "\n" not in msg
-    for w in words:
-        assert w in msg, (w, msg)
-    return msg
-
-
-def window_of(r):
-    lo, hi = (float(x) for x in r.window_s.split("-"))
-    return lo, hi
 
 
 # --- iperf 2, text --------------------------------------------------------------------------------

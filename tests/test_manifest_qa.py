@@ -21,7 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from labcalc.measure.manifest import ManifestError, build_manifest
+from labcalc.measure.manifest import build_manifest
+from tests.manifest_cells import build, mean, refused, window_of
 
 QA = Path(__file__).resolve().parent / "data" / "measure" / "qa"
 
@@ -81,35 +82,6 @@ def intervals(rows):
 
 def inside(rows, lo, hi, tol=0.0):
     return [r for r in rows if r["t0"] >= lo - tol and r["t1"] <= hi + tol]
-
-
-def mean(xs):
-    xs = list(xs)
-    return sum(xs) / len(xs)
-
-
-def window_of(row):
-    lo, hi = (float(x) for x in row.window_s.split("-"))
-    return lo, hi
-
-
-def build(tmp_path: Path, src: Path, **keys):
-    """Build a one-entry manifest over a copy of *src*; return its row."""
-    shutil.copy(src, tmp_path / src.name)
-    body = f'[[measurement]]\nquestion = "Q"\nscenario = "S"\nflow = "f"\nfile = "{src.name}"\n'
-    body += "".join(f"{k} = {json.dumps(v)}\n" for k, v in keys.items())
-    (tmp_path / "m.toml").write_text(body)
-    return build_manifest(tmp_path / "m.toml").iloc[0]
-
-
-def refused(tmp_path: Path, src: Path, words, **keys) -> str:
-    with pytest.raises(ManifestError) as info:
-        build(tmp_path, src, **keys)
-    msg = str(info.value)
-    assert "\n" not in msg
-    for w in words:
-        assert w in msg, (w, msg)
-    return msg
 
 
 # --- units: -f K (KBytes/sec, K = 1024) and -f k (Kbits/sec, K = 1000) -----------------------

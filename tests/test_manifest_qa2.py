@@ -21,51 +21,17 @@ from __future__ import annotations
 import csv
 import json
 import re
-import shutil
 from pathlib import Path
 
 import pytest
 
 from labcalc.measure import read
-from labcalc.measure.manifest import ManifestError, build_manifest
+from tests.manifest_cells import build, mean, refused, window_of
 
 HERE = Path(__file__).resolve().parent / "data" / "measure"
 QA2, QA, MF = HERE / "qa2", HERE / "qa", HERE / "manifest"
 
 _PREFIX = {"": 1.0, "K": 1e3, "M": 1e6, "G": 1e9}
-
-
-def build(tmp_path: Path, src, **keys):
-    """Build a one-entry manifest over a copy of *src* (a path, or (name, text)); return its row."""
-    name = src.name if isinstance(src, Path) else src[0]
-    if isinstance(src, Path):
-        shutil.copy(src, tmp_path / name)
-    else:
-        (tmp_path / name).write_text(src[1])
-    body = f'[[measurement]]\nquestion = "Q"\nscenario = "S"\nflow = "f"\nfile = "{name}"\n'
-    body += "".join(f"{k} = {json.dumps(v)}\n" for k, v in keys.items())
-    (tmp_path / "m.toml").write_text(body)
-    return build_manifest(tmp_path / "m.toml").iloc[0]
-
-
-def refused(tmp_path: Path, src, words, **keys) -> str:
-    with pytest.raises(ManifestError) as info:
-        build(tmp_path, src, **keys)
-    msg = str(info.value)
-    assert "\n" not in msg
-    for w in words:
-        assert w in msg, (w, msg)
-    return msg
-
-
-def window_of(row):
-    lo, hi = (float(x) for x in row.window_s.split("-"))
-    return lo, hi
-
-
-def mean(xs):
-    xs = list(xs)
-    return sum(xs) / len(xs)
 
 
 # --- 1. the MSS a file states --------------------------------------------------------------------
