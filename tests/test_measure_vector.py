@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from labcalc.measure._vector import Lines, parse_float, parse_hex, parse_uint, span_codes
+from labcalc.measure._vector import Lines, fast_rows, parse_float, parse_hex, parse_uint, span_codes
 
 
 def _spans(tokens: list[str]):
@@ -252,3 +252,27 @@ def test_labtool_bulk_path_equals_the_patterns(monkeypatch, seed):
         text = mutate_tokens(rng, text, "0123456789.-s: ()%[]", ("kb/s", "pkts", "out of", "[inst],", "ms"))
         assert_fast_path_equals_slow(monkeypatch, labtool, labtool.read_labtool, MeasurementFormatError, text,
                                      int(rng.integers(40, 400)))
+
+
+def test_fast_rows_splits_a_chunk_between_the_fast_path_and_the_rest():
+    """Empty lines (white space only, too) go to neither side; the first non-empty line is
+    reported with its line number whichever side reads it."""
+    L = Lines(b"\n  \nok 1\nnope\nok 2\n", 1)
+
+    def fast(L, rows, table):  # a stand-in fast path: the rows whose text starts with "ok"
+        got = np.array([r for r, t in zip(rows, L.text(rows)) if t.startswith("ok")], dtype=np.int64)
+        table.setdefault("seen", len(table))
+        return got, {"n": len(got)}
+
+    table = {}
+    first, part, rest = fast_rows(L, fast, table)
+    assert first == (3, "ok 1")
+    assert list(part[0]) == [3, 5] and part[1] == {"n": 2}
+    assert [int(L.numbers[r]) for r in rest] == [4] and L.text(rest) == ["nope"]
+    assert table == {"seen": 0}  # the chunk's table is the one handed to the fast path
+    # a fast path that reads nothing leaves every non-empty row to the line parser
+    first, part, rest = fast_rows(L, lambda L, rows, table: (rows[:0], {}), {})
+    assert first == (3, "ok 1") and part is None and L.text(rest) == ["ok 1", "nope", "ok 2"]
+    # a chunk of empty lines: nothing, and the fast path is not called
+    first, part, rest = fast_rows(Lines(b"\n \t\n", 1), None, {})
+    assert first is None and part is None and len(rest) == 0

@@ -375,6 +375,21 @@ def span_codes(L: Lines, start: np.ndarray, end: np.ndarray, table: dict[str, in
     return local[inverse.reshape(-1)]
 
 
+def fast_rows(L: Lines, fast, table: dict[str, int]):
+    """A chunk's non-empty lines through a reader's fast path ``fast(L, rows, table) -> (rows
+    read, columns)``; returns ``(first, part, rest)``: the first non-empty line as ``(line
+    number, text)`` (None when every line is empty), ``(line numbers, columns)`` of the rows
+    the fast path read (None when it read none) and the rows left for the line-by-line parser."""
+    rows = np.flatnonzero(L.ends > L.starts)
+    if not len(rows):
+        return None, None, rows
+    first = (int(L.numbers[rows[0]]), L.text([rows[0]])[0])
+    got, cols = fast(L, rows, table)
+    if not len(got):
+        return first, None, rows
+    return first, (L.numbers[got], cols), np.setdiff1d(rows, got, assume_unique=True)
+
+
 def map_chunks(path, func, *, chunk_bytes: int = 1 << 23):
     """Apply ``func(lines)`` to every chunk of *path*; yield ``(line_offset, result)`` in order.
 

@@ -8,7 +8,8 @@ import numpy as np
 import pandas as pd
 
 from ._common import Report, source_name
-from ._vector import COLON, EQ, LBRACK, RBRACK, SPACE, Lines, categoricals, map_chunks, parse_float, parse_uint, span_codes
+from ._vector import (COLON, EQ, LBRACK, RBRACK, SPACE, Lines, categoricals, fast_rows, map_chunks, parse_float,
+                      parse_uint, span_codes)
 
 __all__ = ["read_ping"]
 
@@ -94,15 +95,8 @@ def _fast(L: Lines, rows: np.ndarray, table: dict):
 
 def _chunk(L: Lines) -> dict:
     table: dict[str, int] = {}
-    out = {"parts": [], "bad": [], "table": table, "first": None, "events": []}
-    rows = np.flatnonzero(L.ends > L.starts)
-    if not len(rows):
-        return out
-    out["first"] = (int(L.numbers[rows[0]]), L.text([rows[0]])[0])
-    got, cols = _fast(L, rows, table)
-    if len(got):
-        out["parts"].append((L.numbers[got], cols))
-        rows = np.setdiff1d(rows, got, assume_unique=True)
+    first, part, rows = fast_rows(L, _fast, table)
+    out = {"parts": [] if part is None else [part], "bad": [], "table": table, "first": first, "events": []}
     slow = {c: [] for c in _COLS}
     slow_lines = []
     for r, text in zip(rows, L.text(rows)):

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ._common import Report, source_name
-from ._vector import COLON, DOT, EQ, SPACE, Lines, categoricals, map_chunks, parse_uint, span_codes
+from ._vector import COLON, DOT, EQ, SPACE, Lines, categoricals, fast_rows, map_chunks, parse_uint, span_codes
 from .ping import add_statistics, close_run, run_entry, runs_total, several_blocks_note
 
 __all__ = ["read_ping_windows"]
@@ -172,15 +172,8 @@ def _fast(L: Lines, rows: np.ndarray, table: dict):
 
 def _chunk(L: Lines) -> dict:
     table: dict[str, int] = {}
-    out = {"parts": [], "bad": [], "table": table, "first": None, "events": []}
-    rows = np.flatnonzero(L.ends > L.starts)
-    if not len(rows):
-        return out
-    out["first"] = (int(L.numbers[rows[0]]), L.text([rows[0]])[0])
-    got, cols = _fast(L, rows, table)
-    if len(got):
-        out["parts"].append((L.numbers[got], cols))
-        rows = np.setdiff1d(rows, got, assume_unique=True)
+    first, part, rows = fast_rows(L, _fast, table)
+    out = {"parts": [] if part is None else [part], "bad": [], "table": table, "first": first, "events": []}
     slow = {"rtt_ms": [], "ttl": [], "bytes": [], "src": []}
     slow_lines = []
     for r, text in zip(rows, L.text(rows)):
