@@ -1,9 +1,10 @@
 # Network-namespace helpers shared by the recording scripts (scripts/record_*.sh).
 # Source it, do not run it:   . "$(dirname "$0")/netns-lib.sh"
 #
-# Each function runs the same `ip` / `ethtool` / `tc` / `sysctl` / `ping` commands the scripts
-# used to spell out themselves, in the same order; names, addresses, rates and queue lengths
-# are always the caller's arguments. Everything here needs root and iproute2 (ethtool for
+# Each function is a few `ip` / `ethtool` / `tc` / `sysctl` / `ping` commands in a fixed order;
+# namespaces, interfaces, addresses, rates and queue lengths are always the caller's
+# arguments. The topology functions come first, then netns_server / netns_stop_server, which
+# run a tool's server in a namespace. Everything here needs root and iproute2 (ethtool for
 # netns_offload_off). Arguments are names without spaces; a CIDRS argument is a
 # space-separated list of addresses with their prefix length ("10.77.0.2/24 10.77.0.3/24").
 
@@ -23,6 +24,12 @@ netns_del() {
 netns_add() {
     local ns
     for ns in "$@"; do ip netns add "$ns"; done
+}
+
+# netns_new NS...         create each namespace and bring its loopback up, one after the other
+netns_new() {
+    local ns
+    for ns in "$@"; do netns_add "$ns"; netns_lo_up "$ns"; done
 }
 
 # netns_lo_up NS...       bring up each namespace's loopback interface
@@ -45,6 +52,11 @@ netns_addr() {
 # netns_up NS DEV [NS DEV]...    set each interface up, in the order given
 netns_up() {
     while [ $# -ge 2 ]; do ip -n "$1" link set "$2" up; shift 2; done
+}
+
+# netns_forward NS        let NS route IPv4 between its interfaces
+netns_forward() {
+    ip netns exec "$1" sysctl -q -w net.ipv4.ip_forward=1
 }
 
 # netns_offload_off NS DEV [NS DEV]...   segmentation and receive offloads off (tso, gso,
@@ -126,7 +138,21 @@ netns_line() {
     netns_forward "$r"
 }
 
-# netns_forward NS        let NS route IPv4 between its interfaces
-netns_forward() {
-    ip netns exec "$1" sysctl -q -w net.ipv4.ip_forward=1
+# netns_server NS FILE CMD...   start CMD in NS in the background, its output (stdout and
+# stderr) in FILE; its pid is appended to the caller's PIDS array (for its cleanup) and kept
+# in SERVER; then half a second for it to listen
+netns_server() {
+    local ns=$1 file=$2; shift 2
+    ip netns exec "$ns" "$@" > "$file" 2>&1 &
+    PIDS+=($!)
+    SERVER=$!
+    sleep 0.5
+}
+
+# netns_stop_server       half a second for the last reports, then the process of the last
+# netns_server killed (SIGTERM) and waited for
+netns_stop_server() {
+    sleep 0.5
+    kill "$SERVER" 2>/dev/null || true
+    wait "$SERVER" 2>/dev/null || true
 }

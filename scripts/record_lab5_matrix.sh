@@ -51,7 +51,7 @@ trap cleanup EXIT
 cleanup
 
 # --- topology --------------------------------------------------------------------------
-for ns in $H1 $H2 $H3 $R; do netns_add $ns; netns_lo_up $ns; done
+netns_new $H1 $H2 $H3 $R
 for i in 1 2 3; do
     h=lcm_h$i
     netns_host_link $h lcmh$i $R lcmr$i $NET $i

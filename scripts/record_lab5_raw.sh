@@ -31,7 +31,7 @@ cleanup() {
 trap cleanup EXIT
 cleanup
 
-for ns in $H1 $H2 $H3 $R; do netns_add $ns; netns_lo_up $ns; done
+netns_new $H1 $H2 $H3 $R
 netns_host_link $H1 lc5h1 $R lc5r1 $NET 1
 netns_host_link $H2 lc5h2 $R lc5r2 $NET 2
 netns_host_link $H3 lc5h3 $R lc5r3 $NET 3

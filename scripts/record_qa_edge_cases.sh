@@ -43,15 +43,9 @@ netns_offload_off $B qarec1
 netns_shape $B qarec1 $RATE $QLEN
 netns_reach $A $DST
 
-# start a server in B writing to FILE
-server() {  # server FILE CMD...
-    local file=$1; shift
-    ip netns exec $B "$@" > "$file" 2>&1 &
-    PIDS+=($!)
-    SERVER=$!
-    sleep 0.5
-}
-stop_server() { sleep 0.5; kill "$SERVER" 2>/dev/null || true; wait "$SERVER" 2>/dev/null || true; }
+# start a server in B writing to FILE (its pid in PIDS and SERVER); stop it; run a client in A
+server() { netns_server $B "$@"; }  # server FILE CMD...
+stop_server() { netns_stop_server; }
 client() { ip netns exec $A "$@"; }
 
 # --- units: iperf3 -f K (KBytes/sec, K = 1024) and -f k (Kbits/sec) with -i 0.5 ----------

@@ -58,32 +58,11 @@ netns_offload_off $B qa2rec1
 netns_shape $B qa2rec1 $RATE $QLEN
 netns_reach $A $DST $DST2
 
-# start a server in B writing to FILE
-server() {  # server FILE CMD...
-    local file=$1; shift
-    ip netns exec $B "$@" > "$file" 2>&1 &
-    PIDS+=($!)
-    SERVER=$!
-    sleep 0.5
-}
-thin_probe() {  # stdin: tracepoint text; stdout: per socket, a line when cwnd or ssthresh changed or 0.1 s passed
-    python3 -c '
-import re, sys
-last = {}
-for line in sys.stdin:
-    if line.startswith("#") or "tcp_probe:" not in line:
-        sys.stdout.write(line)
-        continue
-    t = float(re.search(r"\s(\d+\.\d+):\s", line).group(1))
-    flow = re.search(r"src=(\S+) dest=(\S+)", line).groups()
-    state = (re.search(r"snd_cwnd=(\d+)", line).group(1), re.search(r"ssthresh=(\d+)", line).group(1))
-    prev = last.get(flow)
-    if prev is None or prev[1] != state or t - prev[0] >= 0.1:
-        last[flow] = (t, state)
-        sys.stdout.write(line)
-'
-}
-stop_server() { sleep 0.5; kill "$SERVER" 2>/dev/null || true; wait "$SERVER" 2>/dev/null || true; }
+# start a server in B writing to FILE (its pid in PIDS and SERVER); stop it; run a client in A
+server() { netns_server $B "$@"; }  # server FILE CMD...
+# stdin: tracepoint text; stdout: per socket, a line when cwnd or ssthresh changed or 0.1 s passed
+thin_probe() { python3 "$(dirname "$0")/thin_tcp_probe.py"; }
+stop_server() { netns_stop_server; }
 client() { ip netns exec $A "$@"; }
 
 # --- iperf3's MSS -------------------------------------------------------------------------------

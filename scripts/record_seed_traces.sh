@@ -20,7 +20,7 @@
 #   seed001/recorded/cubic_qlen100  CUBIC, pfifo 100 packets, DUR_CUBIC s (same bottleneck
 #                                   as reno_qlen100, for the Reno vs CUBIC comparison)
 #
-# The tracepoint output is thinned before it is stored (see thin_probe below): a line is
+# The tracepoint output is thinned before it is stored (scripts/thin_tcp_probe.py): a line is
 # kept when the flow's snd_cwnd or ssthresh changed, or 0.1 s after the last kept line of
 # that flow. Lines are otherwise unchanged, so labcalc.measure.read_tcp_probe reads them.
 #
@@ -57,23 +57,7 @@ trap 'cleanup; rm -rf "$WWW"' EXIT
 
 stamp() { date +%s.%N | cut -c1-17; }
 
-thin_probe() {  # stdin: tracepoint text; stdout: thinned text (see the header)
-    python3 -c '
-import re, sys
-last = {}
-for line in sys.stdin:
-    if line.startswith("#") or "tcp_probe:" not in line:
-        sys.stdout.write(line)
-        continue
-    t = float(re.search(r"\s(\d+\.\d+):\s", line).group(1))
-    flow = re.search(r"src=(\S+) dest=(\S+)", line).groups()
-    state = (re.search(r"snd_cwnd=(\d+)", line).group(1), re.search(r"ssthresh=(\d+)", line).group(1))
-    prev = last.get(flow)
-    if prev is None or prev[1] != state or t - prev[0] >= 0.1:
-        last[flow] = (t, state)
-        sys.stdout.write(line)
-'
-}
+thin_probe() { python3 "$(dirname "$0")/thin_tcp_probe.py"; }  # stdin: tracepoint text; stdout: thinned text
 
 topology() {  # $1 = queue limit [packets], $2 = congestion control of h1
     cleanup
