@@ -151,12 +151,26 @@ def _assert_same(fast, slow):
     assert repr(fast.attrs) == repr(slow.attrs)
 
 
-@pytest.mark.parametrize("path", sorted(glob.glob(os.path.join(_DATA, "iperf3*.txt"))), ids=os.path.basename)
+_IPERF3_FILES = sorted(glob.glob(os.path.join(_DATA, "iperf3*.txt")))
+
+
+@pytest.mark.parametrize("path", [p for p in _IPERF3_FILES if "error" not in os.path.basename(p)],
+                         ids=os.path.basename)
 def test_iperf3_fast_path_matches_line_parser_on_test_files(path, monkeypatch):
-    if "error" in os.path.basename(path):
-        pytest.skip("holds no report (an error, tested elsewhere)")
     fast, slow = _both_iperf3(path, monkeypatch)
     _assert_same(fast, slow)
+
+
+@pytest.mark.parametrize("path", [p for p in _IPERF3_FILES if "error" in os.path.basename(p)], ids=os.path.basename)
+def test_iperf3_fast_path_and_line_parser_refuse_an_error_printout_alike(path, monkeypatch):
+    # a printout holding only iperf3's error: both paths refuse it with the same message
+    messages = []
+    for fast in (True, False):
+        monkeypatch.setattr(_iperf3, "_FAST_ENABLED", fast)
+        with pytest.raises(ValueError) as exc:
+            _iperf3.read_iperf3(path)
+        messages.append(str(exc.value))
+    assert messages[0] == messages[1] and "error" in messages[0].lower()
 
 
 @pytest.mark.parametrize("block", [None, 64, 200, 1000])
