@@ -326,6 +326,8 @@ def _flow(table: Mapping, where: str, accounting: str) -> Flow:
             raise ScenarioError(f"{where}: give either efficiency or payload_bytes/transport, not both")
         if "payload_bytes" not in table:
             raise ScenarioError(f"{where}: missing field 'payload_bytes' (needed with transport/ip/options)")
+        if type(table["payload_bytes"]) is int and table["payload_bytes"] < 1:   # framing's efficiency would be 0
+            raise ScenarioError(f"{where}: payload_bytes must be at least 1 byte; got {table['payload_bytes']}")
         from labcalc import framing
 
         try:

@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["check_plan", "MAX_SEED", "MAX_TIME_S", "TIME_RESOLUTION_S", "MIN_CAPACITY_BPS", "MAX_CAPACITY_BPS",
+__all__ = ["check_plan", "short_repr", "MAX_SEED", "MAX_TIME_S", "TIME_RESOLUTION_S", "MIN_CAPACITY_BPS", "MAX_CAPACITY_BPS",
            "MAX_UINT32", "MAX_LINKS", "SMALLEST_PACKET_BYTES"]
 
 #: Largest seed ns-3 takes (every MRG32k3a component below m2 = 4294944443).
@@ -67,8 +67,36 @@ MAX_LINKS = 2**22
 _MAX_DATARATE_BPS = 2.0**64 - 1   # DataRate's uint64_t
 
 
+def short_repr(value, limit: int = 60) -> str:
+    """A value as an error message shows it: its ``repr``, cut to ``limit`` characters.
+
+    Parameters
+    ----------
+    value : object
+        What the user gave.
+    limit : int, default 60
+        Most characters kept [characters].
+
+    Returns
+    -------
+    str
+        ``repr(value)``, or its first characters and "..." (an int of more than 4300
+        digits, whose ``repr`` Python refuses, shows its digit count).
+
+    Examples
+    --------
+    >>> short_repr(2**64), short_repr(10**100, limit=12)
+    ('18446744073709551616', '100000000...')
+    """
+    try:
+        text = repr(value)
+    except ValueError:      # int beyond sys.get_int_max_str_digits()
+        text = f"<a whole number of about {int(value.bit_length() * 0.30103)} digits>"
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
 def _bad(what: str, value, why: str) -> ValueError:
-    return ValueError(f"{what} = {value!r}: {why}")
+    return ValueError(f"{what} = {short_repr(value)}: {why}")
 
 
 def _time(what: str, value: float, hint: str, lo: float = 0.0) -> None:
@@ -113,7 +141,7 @@ def check_plan(plan) -> None:
                                  "pick another seed")
     _time("duration_s", plan.duration_s, "simulate a shorter time", lo=TIME_RESOLUTION_S)
     for what, value in (("interval_s", plan.interval_s), ("queue sampling interval", plan.queue_interval_s)):
-        _time(what, value, "choose a longer interval_s", lo=TIME_RESOLUTION_S)
+        _time(what, value, "choose a longer interval_s (or duration_s)", lo=TIME_RESOLUTION_S)
     dack = plan.delayed_ack_count
     if isinstance(dack, bool) or not isinstance(dack, int) or not 1 <= dack <= MAX_UINT32:
         raise _bad("delayed_ack_count", dack, f"ns-3's TcpSocket::DelAckCount is a 32-bit attribute: 1 .. {MAX_UINT32} "
@@ -148,8 +176,14 @@ def check_plan(plan) -> None:
             raise _bad(f"{where}: error_rate", link.error_rate, "a loss rate is a fraction in [0, 1)")
         if link.red is None:
             if not 1 <= link.queue_packets <= MAX_UINT32:
-                raise _bad(f"{where}: queue_packets", link.queue_packets,
-                           f"ns-3's QueueSize holds 1 .. {MAX_UINT32} packets")
+                why = f"ns-3's QueueSize holds 1 .. {MAX_UINT32} packets"
+                if link.host:
+                    n = sum(f.transport == "tcp" and f.links[0] == link.name for f in plan.flows)
+                    why += (f"; as a sending host's own interface (queue \"host\") it holds its own queue and the "
+                            f"send buffers of the {n} TCP flow(s) that start on it (socket_buffer_bytes = "
+                            f"{plan.socket_buffer_bytes}): give a smaller socket_buffer_bytes or queue_packets, or "
+                            "start fewer flows there")
+                raise _bad(f"{where}: queue_packets", link.queue_packets, why)
         else:
             _check_red(where, link)
     for f in plan.flows:

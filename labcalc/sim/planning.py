@@ -46,10 +46,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Mapping
 
+import numpy as np
+
 from labcalc import framing
 from labcalc.network import Network
 from labcalc.scenario import RedQueue
-from labcalc.sim.limits import MAX_SEED, check_plan
+from labcalc.sim.limits import MAX_SEED, check_plan, short_repr
 from labcalc.sim.red import red_attributes
 
 __all__ = ["Plan", "PlanFlow", "PlanLink", "plan", "RedQueue", "tcp_type_id", "TCP_VARIANTS", "QUEUE_DISCS",
@@ -385,20 +387,38 @@ def _per(name: str, value, keys, default, check):
     return {k: v for k in keys}
 
 
+def _is_bool(value) -> bool:
+    """True for Python's and numpy's booleans (``np.True_`` is neither a bool nor a number class)."""
+    return isinstance(value, (bool, np.bool_))
+
+
+def _flag(name, value, what="True or False") -> bool:
+    if not _is_bool(value):
+        raise ValueError(f"{name} must be {what}; got {short_repr(value)}")
+    return bool(value)
+
+
 def _number(name, value, lo=0.0, lo_open=False, hi=math.inf, hi_open=False):
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(float(value)):
-        raise ValueError(f"{name} must be a number; got {value!r}")
-    value = float(value)
-    if value < lo or (lo_open and value == lo) or value > hi or (hi_open and value == hi):
+    # numbers.Real: also numpy's scalars (a grid from np.linspace gives np.float64, np.float32 ...)
+    if _is_bool(value) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a number; got {short_repr(value)}")
+    try:
+        number = float(value)
+    except OverflowError:       # an int beyond float's range: out of any range here
+        number = math.copysign(math.inf, value)
+    if math.isnan(number):
+        raise ValueError(f"{name} must be a number; got {short_repr(value)}")
+    if number < lo or (lo_open and number == lo) or number > hi or (hi_open and number == hi):
         raise ValueError(f"{name} must be in {'(' if lo_open else '['}{lo:g}, {hi:g}{')' if hi_open else ']'}; "
-                         f"got {value!r}")
-    return value
+                         f"got {short_repr(value)}")
+    return number
 
 
 def _whole(name, value, lo=1):
-    if isinstance(value, bool) or not isinstance(value, int) or value < lo:
-        raise ValueError(f"{name} must be a whole number >= {lo}; got {value!r}")
-    return value
+    # numbers.Integral: also numpy's integers (a grid from np.arange gives np.int64)
+    if _is_bool(value) or not isinstance(value, numbers.Integral) or value < lo:
+        raise ValueError(f"{name} must be a whole number >= {lo}; got {short_repr(value)}")
+    return int(value)
 
 
 def _transport(name, value):
@@ -435,6 +455,23 @@ def _check_window(name, start_s, stop_s, warmup_s, interval_s, duration_s) -> No
         raise ValueError(f"flow {name!r}: no whole goodput interval of {interval_s:g} s lies between the end of its "
                          f"warm-up ({start_s + warmup_s:g} s) and its stop ({stop_s:g} s), so its goodput would be "
                          f"NaN: {fix}, or give a shorter warmup_s")
+
+
+def _check_host_link(name, host, fnames, network, queue_disc) -> None:
+    """Refuse a "host" link that a flow crosses after another link: a host does not forward."""
+    if not host:
+        return
+    for k in fnames:
+        route = network.flows[k].route
+        if name in route[1:]:
+            if isinstance(queue_disc, str) or (isinstance(queue_disc, Mapping) and _is_host(queue_disc.get(name))):
+                said = f"queue_disc = {queue_disc!r}" if isinstance(queue_disc, str) else f"queue_disc[{name!r}] = 'host'"
+            else:
+                said = f"the scenario's links.{name} queue = \"host\""
+            raise ValueError(f"{said} marks link {name!r} as a sending host's own interface, which carries only "
+                             f"what that host sends; but flow {k!r} reaches it from link "
+                             f"{route[route.index(name) - 1]!r}: mark the first link of the host's flows "
+                             "instead (queue_disc={link: 'host'})")
 
 
 def _nodes(network: Network):
@@ -588,26 +625,21 @@ def plan(network: Network, *, scenario_flows: Mapping | None = None, duration_s:
     # Long because it checks every option of simulate in one place, each with its own message
     if not isinstance(network, Network):
         raise ValueError(f"scenario must be a scenario file or a labcalc.network.Network; got {network!r}")
-    if not isinstance(sack, bool):
-        raise ValueError(f"sack must be True or False; got {sack!r}")
-    if not isinstance(ts_rtt, bool):
-        raise ValueError(f"ts_rtt must be True or False; got {ts_rtt!r}")
-    if linux_rto is None:
-        linux_rto = ts_rtt
-    if not isinstance(linux_rto, bool):
-        raise ValueError(f"linux_rto must be True, False or None; got {linux_rto!r}")
+    sack = _flag("sack", sack)
+    ts_rtt = _flag("ts_rtt", ts_rtt)
+    linux_rto = ts_rtt if linux_rto is None else _flag("linux_rto", linux_rto, "True, False or None")
     if linux_rto and not ts_rtt:
         raise ValueError("linux_rto=True needs ts_rtt=True (both are labcalc's Linux-like socket); "
                          "leave linux_rto out with ts_rtt=False for ns-3's own RTT estimation and RTO")
     socket_buffer_bytes = _whole("socket_buffer_bytes", socket_buffer_bytes, 2 * SEGMENT_BYTES)
     if socket_buffer_bytes > 2**30:   # RFC 7323's largest window (scale 14)
-        raise ValueError(f"socket_buffer_bytes must be at most 2**30 (TCP's largest window); got {socket_buffer_bytes!r}")
-    if not isinstance(ecn, bool):
-        raise ValueError(f"ecn must be True or False; got {ecn!r}")
+        raise ValueError(f"socket_buffer_bytes must be at most 2**30 (TCP's largest window); "
+                         f"got {short_repr(socket_buffer_bytes)}")
+    ecn = _flag("ecn", ecn)
     duration_s = _number("duration_s", duration_s, 0.0, lo_open=True, hi=1e6)
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or not 1 <= seed <= MAX_SEED:
+    if _is_bool(seed) or not isinstance(seed, numbers.Integral) or not 1 <= seed <= MAX_SEED:
         raise ValueError(f"seed must be a whole number in 1 .. {MAX_SEED} (ns-3's RngSeedManager refuses larger "
-                         f"ones); got {seed!r}")
+                         f"ones); got {short_repr(seed)}")
     seed = int(seed)
     max_packets = _number("max_packets", max_packets, 0.0, lo_open=True)
     fnames, lnames = list(network.flow_names), list(network.link_names)
@@ -631,7 +663,7 @@ def plan(network: Network, *, scenario_flows: Mapping | None = None, duration_s:
         if trans[k] == "tcp":
             payload[k] = SEGMENT_BYTES  # every TCP segment is one MSS; payload_bytes is for UDP
         elif payload[k] > 65507:
-            raise ValueError(f"payload_bytes[{k!r}] must be at most 65507 for UDP; got {payload[k]!r}")
+            raise ValueError(f"payload_bytes[{k!r}] must be at most 65507 for UDP; got {short_repr(payload[k])}")
     tcps = _per("tcp", tcp, fnames, lambda k: "ns3::TcpNewReno", lambda n, v: tcp_type_id(v))
     qdiscs = _queues(queue_disc, scenario_queues, lnames)
     if udp_arrivals not in ("poisson", "periodic"):
@@ -639,7 +671,11 @@ def plan(network: Network, *, scenario_flows: Mapping | None = None, duration_s:
     delayed_ack_count = _whole("delayed_ack_count", delayed_ack_count, 1)
     buffers = _per("queue_packets", queue_packets, lnames,
                    lambda k: network.links[k].buffer_packets, lambda n, v: _whole(n, v, 1))
-    buffers = {k: DEFAULT_QUEUE_PACKETS if v is None else max(int(v), 1) for k, v in buffers.items()}
+    for k, v in buffers.items():
+        if v is not None and v < 1:     # a Network's link may say 0 (no buffer): ns-3's queues hold >= 1
+            raise ValueError(f"links.{k}.buffer_packets = {v!r}: an ns-3 queue holds at least 1 packet (and its "
+                             f"device one more); give buffer_packets >= 1, or pass queue_packets={{{k!r}: 1}}")
+    buffers = {k: DEFAULT_QUEUE_PACKETS if v is None else int(v) for k, v in buffers.items()}
     caps = dict(zip(lnames, network.capacities_bps.tolist()))
     delays = dict(zip(lnames, network.delays_s.tolist()))
     if isinstance(error_rate, Mapping):
@@ -681,6 +717,8 @@ def plan(network: Network, *, scenario_flows: Mapping | None = None, duration_s:
             rates[k] = rate * flow.efficiency
         else:
             rates[k] = 0.0
+    for k in lnames:
+        _check_host_link(k, qdiscs[k][2], fnames, network, queue_disc)
     fastest = max(max(caps.values()), max(rates.values()))
     private_bps = PRIVATE_SPEEDUP * fastest
     # a host's own interface keeps room for the send buffer of each TCP flow that starts on it
@@ -721,9 +759,12 @@ def plan(network: Network, *, scenario_flows: Mapping | None = None, duration_s:
     work = seconds * PACKETS_PER_CPU_S      # packets, with set-up and route look-ups counted as packets
     if work > max_packets:
         extra = "" if work <= 1.05 * estimate else f" (and the set-up and routes of {len(flows)} flows)"
+        set_up = len(flows) * SETUP_S_PER_FLOW + len(flows) ** 2 * SETUP_S_PER_FLOW_PAIR
+        shorter = (f"simulate fewer flows (their set-up alone is above it)" if set_up * PACKETS_PER_CPU_S > max_packets
+                   else f"shorten duration_s (now {duration_s:g} s)")
         raise SimulationTooLong(
             f"this run would simulate about {estimate:,.0f} packets{extra}: about {_duration(seconds)} of one core "
             f"at the ~{PACKETS_PER_CPU_S:,} packets per second measured here, above max_packets = "
-            f"{max_packets:,.0f} (about {_duration(max_packets / PACKETS_PER_CPU_S)}); shorten duration_s (now "
-            f"{duration_s:g} s) or pass max_packets={math.ceil(work * 1.2):d} to allow it")
+            f"{max_packets:,.0f} (about {_duration(max_packets / PACKETS_PER_CPU_S)}); {shorter} or pass "
+            f"max_packets={math.ceil(work * 1.2):d} to allow it")
     return result

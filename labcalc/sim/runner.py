@@ -197,7 +197,7 @@ class Worker:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     raise SimulationTimeout
-                ready, _, _ = select.select([fd], [], [], left)
+                ready, _, _ = select.select([fd], [], [], min(left, 3600.0))   # select refuses huge timeouts
                 if not ready:
                     continue
             chunk = os.read(fd, min(n - len(buf), 1 << 20))
@@ -281,6 +281,8 @@ class Worker:
         SimulationUnavailable
             ns-3 cannot be loaded.
         """
+        if timeout_s is not None and not float(timeout_s) > 0:     # also NaN; inf is no limit
+            raise ValueError(f"timeout_s must be a number of seconds > 0 (or None for no limit); got {timeout_s!r}")
         with self._lock:
             self.ready()
             if self._err_size() > _ERR_KEEP_BYTES:
