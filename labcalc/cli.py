@@ -193,8 +193,14 @@ def _add_sim_parsers(sub) -> None:
 _LMS = ["moodle-en", "moodle-fr", "moodle-de"]
 
 
-def _grid_value(text: str):
+#: --grid names whose values are names, kept as text (a variant may be called "1").
+_GRID_TEXT = ("variant", "tcp", "transport", "queue_disc", "udp_arrivals")
+
+
+def _grid_value(text: str, name: str = ""):
     """A value of --grid: a whole number, a number, true/false, or text (a name)."""
+    if name in _GRID_TEXT:
+        return text
     for kind in (int, float):
         try:
             return kind(text)
@@ -203,15 +209,23 @@ def _grid_value(text: str):
     return {"true": True, "false": False}.get(text.lower(), text)
 
 
+#: Most seeds --seeds gives (labcalc.sim.grid.MAX_RUNS, written out: the parser stays light).
+_MAX_SEEDS = 10_000
+
+
 def _parse_seeds(text: str) -> list:
     seeds = []
     for part in text.split(","):
         part = part.strip()
         lo, sep, hi = part.partition("-")
         try:
-            seeds.extend(range(int(lo), int(hi) + 1) if sep else [int(part)])
+            more = range(int(lo), int(hi) + 1) if sep else [int(part)]
         except ValueError:
             raise ValueError(f"--seeds: expected whole numbers such as 1,2,3 or 1-5; got {text!r}") from None
+        if len(seeds) + len(more) > _MAX_SEEDS:    # before listing them: 1-10000000000 would fill the memory
+            raise ValueError(f"--seeds: {text!r} gives more than {_MAX_SEEDS:,} seeds; a sweep runs at most "
+                             f"{_MAX_SEEDS:,} runs: split it into several sweeps (each keeps its runs in the cache)")
+        seeds.extend(more)
     if not seeds:
         raise ValueError(f"--seeds: no seed in {text!r}")
     return seeds
@@ -552,7 +566,7 @@ def _sweep(args) -> int:
         name = name.strip().replace("-", "_")
         if not sep or not values.strip():
             raise ValueError(f"--grid: expected NAME=V1,V2,...; got {item!r}")
-        grid[name] = [_grid_value(v.strip()) for v in values.split(",") if v.strip()]
+        grid[name] = [_grid_value(v.strip(), name) for v in values.split(",") if v.strip()]
     options = {k: v for k, v in (("variant", args.variant), ("duration_s", args.duration), ("tcp", args.tcp),
                                  ("queue_disc", args.queue_disc), ("queue_packets", args.queue_packets),
                                  ("error_rate", args.error_rate), ("max_packets", args.max_packets)) if v is not None}

@@ -28,6 +28,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import math
+import numbers
 import os
 import pickle
 import queue
@@ -36,16 +37,53 @@ import threading
 import time
 import warnings
 from pathlib import Path
+from typing import Mapping
 
-__all__ = ["sweep", "expand_grid", "load_run", "run_key", "GRID_KEYS", "CACHE_FORMAT"]
+import numpy as np
+
+from labcalc.sim.limits import short_repr
+
+__all__ = ["sweep", "expand_grid", "load_run", "run_key", "GRID_KEYS", "CACHE_FORMAT", "MAX_RUNS"]
 
 #: What a grid (or the fixed options of a sweep) may vary: ``variant`` and the options of simulate.
 GRID_KEYS = ("variant", "duration_s", "tcp", "queue_packets", "error_rate", "transport", "offered_bps",
              "payload_bytes", "queue_disc", "start_s", "stop_s", "interval_s", "warmup_s", "udp_arrivals",
              "delayed_ack_count", "sack", "ts_rtt", "ecn", "socket_buffer_bytes", "linux_rto", "max_packets")
+#: Most runs one sweep takes (a grid beyond it is refused before any is checked or run).
+MAX_RUNS = 10_000
 #: Version of the cache's file layout (part of every key).
-CACHE_FORMAT = 1
-_RESULT_FILES = ("_cpp.py", "_engine.py", "_worker.py", "result.py", "core.py")
+CACHE_FORMAT = 2
+#: Sources a cached result depends on beyond its plan (under labcalc/): the ns-3 code, how a plan's
+#: links become ns-3's (RED's mapping), and the summary's window (MSER, shared with the manifests).
+_RESULT_FILES = ("sim/_cpp.py", "sim/_engine.py", "sim/_worker.py", "sim/result.py", "sim/core.py", "sim/red.py",
+                 "sim/planning.py", "measure/analysis.py", "measure/_manifest_window.py")
+
+
+def _values(what: str, values, kind: str = "a list of values") -> list:
+    """A grid's list of values (or the seeds), checked: an iterable, not empty, bounded, no value twice."""
+    if isinstance(values, (str, bytes, Mapping)) or not hasattr(values, "__iter__"):
+        hint = (" (a per-flow or per-link value is one mapping: give a list of them, [{...}, {...}])"
+                if isinstance(values, Mapping) else "")
+        raise ValueError(f"{what} must be {kind}; got {short_repr(values)}{hint}")
+    listed = list(itertools.islice(values, MAX_RUNS + 1))
+    if not listed:
+        raise ValueError(f"{what} is empty: give at least one value")
+    if len(listed) > MAX_RUNS:
+        raise ValueError(f"{what} has more than {MAX_RUNS:,} values; a sweep runs at most {MAX_RUNS:,}: "
+                         "split it into several sweeps (each keeps its runs in the cache)")
+    for i, value in enumerate(listed):
+        # == (1 and 1.0 are one run); an unhashable value (a per-flow mapping) is compared by its repr
+        if any(_same(value, other) for other in listed[:i]):
+            raise ValueError(f"{what} gives {short_repr(value)} twice: each value once (the table would have "
+                             "the same run twice)")
+    return listed
+
+
+def _same(a, b) -> bool:
+    try:
+        return bool(a == b) and hash(a) == hash(b)
+    except (TypeError, ValueError):
+        return repr(a) == repr(b)
 
 
 def expand_grid(grid=None, seeds=(1,)) -> list:
@@ -54,38 +92,46 @@ def expand_grid(grid=None, seeds=(1,)) -> list:
     Parameters
     ----------
     grid : mapping name -> list of values, optional
-        Names from :data:`GRID_KEYS`.
+        Names from :data:`GRID_KEYS`; each value once.
     seeds : int or iterable of int, default (1,)
-        ns-3 seeds.
+        ns-3 seeds, each once.
 
     Returns
     -------
     list of dict
-        One dict per run: the grid's values and ``seed``.
+        One dict per run: the grid's values and ``seed``; at most :data:`MAX_RUNS`.
 
     Raises
     ------
     ValueError
-        An unknown name, an empty list of values, or no seed.
+        An unknown name, an empty list of values, a value given twice, no seed, or more
+        than :data:`MAX_RUNS` runs.
 
     Examples
     --------
     >>> expand_grid({"tcp": ["Cubic"]}, seeds=3)
     [{'tcp': 'Cubic', 'seed': 3}]
     """
-    grid = dict(grid or {})
+    if grid is None:
+        grid = {}
+    if not isinstance(grid, Mapping):
+        raise ValueError(f"grid must be a mapping of names to lists of values ({{'tcp': ['NewReno', 'Cubic']}}); "
+                         f"got {short_repr(grid)}")
+    grid = dict(grid)
     for name, values in grid.items():
         if name not in GRID_KEYS:
-            raise ValueError(f"grid: unknown name {name!r}; a grid varies {', '.join(GRID_KEYS)} "
+            raise ValueError(f"grid: unknown name {short_repr(name)}; a grid varies {', '.join(GRID_KEYS)} "
                              "(seeds are given apart: seeds=, or --seeds)")
-        if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
-            raise ValueError(f"grid[{name!r}] must be a list of values; got {values!r}")
-        grid[name] = list(values)
-        if not grid[name]:
-            raise ValueError(f"grid[{name!r}] is empty: give at least one value")
-    seeds = [seeds] if isinstance(seeds, int) and not isinstance(seeds, bool) else list(seeds)
-    if not seeds:
-        raise ValueError("seeds is empty: give at least one seed")
+        grid[name] = _values(f"grid[{name!r}]", values)
+    if isinstance(seeds, numbers.Integral) and not isinstance(seeds, (bool, np.bool_)):
+        seeds = [int(seeds)]
+    else:
+        seeds = _values("seeds", seeds, "a whole number or a list of them")
+    total = math.prod(len(v) for v in grid.values()) * len(seeds)
+    if total > MAX_RUNS:
+        raise ValueError(f"this grid has {total:,} runs ({' x '.join(str(len(v)) for v in grid.values())} x "
+                         f"{len(seeds)} seed(s)); a sweep runs at most {MAX_RUNS:,}: split it into several sweeps "
+                         "(each keeps its runs in the cache)")
     names = list(grid)
     return [dict(zip(names, combo), seed=seed)
             for combo in itertools.product(*(grid[n] for n in names)) for seed in seeds]
@@ -102,7 +148,7 @@ def _fingerprint() -> str:
     except PackageNotFoundError:
         mine = "unknown"
     h = hashlib.sha256(f"labcalc {mine} ns3 {ns3_version()} cache {CACHE_FORMAT}".encode())
-    here = Path(__file__).resolve().parent
+    here = Path(__file__).resolve().parents[1]
     for name in _RESULT_FILES:
         h.update((here / name).read_bytes())
     return h.hexdigest()
@@ -163,29 +209,61 @@ def load_run(key: str, cache_dir=None):
     Returns
     -------
     SimResult or None
-        None when the run is not in the cache.
+        None when the run is not in the cache (or its file is damaged).
+
+    Raises
+    ------
+    ValueError
+        ``key`` is not 64 hexadecimal digits.
 
     Examples
     --------
     >>> load_run("0" * 64, cache_dir="/nonexistent") is None
     True
     """
-    path = _path(_cache_root(cache_dir), key)
+    if not (isinstance(key, str) and len(key) == 64 and all(c in "0123456789abcdef" for c in key)):
+        raise ValueError(f"key must be a run's key, 64 hexadecimal digits (the 'key' column of a sweep's table); "
+                         f"got {short_repr(key)}")
+    return _load(_path(_cache_root(cache_dir), key), key)[0]
+
+
+def _load(path: Path, key: str):
+    """(SimResult or None, why it could not be used or None): a missing file is no reason."""
+    from labcalc.sim.result import SimResult
+
     try:
         with open(path, "rb") as fh:
             # labcalc's own cache: a file written by _store below, never one a user hands in
-            return pickle.load(fh)["result"]
-    except (OSError, EOFError, pickle.UnpicklingError, KeyError, AttributeError, ImportError):
-        return None
+            entry = pickle.load(fh)
+    except FileNotFoundError:
+        return None, None
+    except Exception as exc:    # noqa: BLE001 - a truncated or damaged file fails in many ways; it is run again
+        return None, f"{type(exc).__name__}: {exc}"
+    # a file of another run (copied, renamed) must not give its rows to this one
+    if not isinstance(entry, dict) or entry.get("key") != key or not isinstance(entry.get("result"), SimResult):
+        return None, "it holds another run or no result"
+    return entry["result"], None
 
 
-def _store(root: Path, key: str, result, params: dict) -> None:
+def _store(root: Path, key: str, result, params: dict):
+    """Keep one run; returns None, or why it could not be kept (the sweep goes on without it)."""
     path = _path(root, key)
-    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}")
-    with open(tmp, "wb") as fh:
-        pickle.dump({"result": result, "params": params, "created": time.time()}, fh, protocol=pickle.HIGHEST_PROTOCOL)
-    os.replace(tmp, path)    # whole or not at all: an interrupted sweep leaves no half entry
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(tmp, "wb") as fh:
+            pickle.dump({"key": key, "result": result, "params": params, "created": time.time()}, fh,
+                        protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, path)    # whole or not at all: an interrupted sweep leaves no half entry
+    except BaseException as exc:   # also an interrupt while writing: no stray temporary file
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+        if isinstance(exc, OSError):
+            return f"{path}: {exc.strerror or exc}"
+        raise
+    return None
 
 
 class _Progress:
@@ -335,6 +413,16 @@ def sweep(scenario, grid=None, *, seeds=(1,), workers: int | None = None, schedu
     from labcalc.sim.core import prepare
 
     t0 = time.perf_counter()
+    if workers is not None and (isinstance(workers, (bool, np.bool_)) or not isinstance(workers, numbers.Integral)
+                                or workers < 1):
+        raise ValueError(f"workers must be a whole number >= 1 (None: one per core); got {short_repr(workers)}")
+    if not isinstance(cache, (bool, np.bool_)):
+        raise ValueError(f"cache must be True or False; got {short_repr(cache)}")
+    if not (isinstance(progress, (bool, np.bool_)) or callable(progress)):
+        raise ValueError(f"progress must be True, False or a function f(done, total, text); got {short_repr(progress)}")
+    if cache_dir is not None and (not isinstance(cache_dir, (str, os.PathLike)) or not os.fspath(cache_dir)):
+        raise ValueError(f"cache_dir must be a folder's path; got {short_repr(cache_dir)} (None: the default, "
+                         "~/.cache/labcalc/sweeps)")
     for name in options:
         if name not in GRID_KEYS:
             raise ValueError(f"sweep: unknown option {name!r}; options are those of simulate: {', '.join(GRID_KEYS[1:])}")
@@ -354,16 +442,24 @@ def sweep(scenario, grid=None, *, seeds=(1,), workers: int | None = None, schedu
         runs.append(dict(params=params, plan=plan, attrs=attrs,
                          key=run_key(plan, source, kwargs.get("variant"))))
     root = _cache_root(cache_dir)
-    results, cached = {}, set()
+    if cache and root.exists() and not root.is_dir():
+        raise ValueError(f"cache_dir = {str(root)!r} is a file, not a folder: give a folder (it is made if missing), "
+                         "or cache=False")
+    results, cached, damaged = {}, set(), []
     if cache:
         for r in runs:
             if r["key"] not in results:
-                got = load_run(r["key"], root)
+                got, why = _load(_path(root, r["key"]), r["key"])
                 if got is not None:
                     results[r["key"]] = got
                     cached.add(r["key"])
+                elif why is not None:
+                    damaged.append(f"{_path(root, r['key'])} ({why})")
+    if damaged:
+        warnings.warn(f"{len(damaged)} cached run(s) could not be read and are simulated again; the first: "
+                      f"{damaged[0]}", RuntimeWarning, stacklevel=2)
     todo = list({r["key"]: r for r in runs if r["key"] not in results}.values())
-    errors = {}
+    errors, unstored = {}, []
     bar = _Progress(len(runs), sum(r["key"] in cached for r in runs), progress)
     n_workers = 0
 
@@ -373,7 +469,9 @@ def sweep(scenario, grid=None, *, seeds=(1,), workers: int | None = None, schedu
         else:
             results[r["key"]] = result
             if cache:
-                _store(root, r["key"], result, r["params"])
+                why = _store(root, r["key"], result, r["params"])
+                if why is not None:
+                    unstored.append(why)
         bar.step(_label(r["params"]), failed=error is not None)
 
     try:
@@ -396,6 +494,10 @@ def sweep(scenario, grid=None, *, seeds=(1,), workers: int | None = None, schedu
             rows.append(dict(base, flow=flow, **row.to_dict(), cached=r["key"] in cached,
                              wall_s=float(res.attrs.get("wall_s", math.nan)), error="", key=r["key"]))
     table = pd.DataFrame(rows)
+    if unstored:
+        warnings.warn(f"{len(unstored)} run(s) could not be kept in the cache (their rows are in the table); the "
+                      f"first: {unstored[0]}; give cache_dir= a folder you can write, or cache=False",
+                      RuntimeWarning, stacklevel=2)
     if errors:
         warnings.warn(f"{len(errors)} of {len(runs)} runs failed (their rows have the message in 'error'); "
                       f"the first: {next(iter(errors.values()))}", RuntimeWarning, stacklevel=2)
@@ -411,9 +513,9 @@ def _run_local(todo, workers, finished) -> int:
     from labcalc.sim.runner import SimulationAborted
 
     n = workers if workers is not None else min(len(todo), os.cpu_count() or 1)
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise ValueError(f"workers must be a whole number >= 1; got {workers!r}")
-    n = min(n, len(todo))
+    if isinstance(n, (bool, np.bool_)) or not isinstance(n, numbers.Integral) or n < 1:
+        raise ValueError(f"workers must be a whole number >= 1; got {short_repr(workers)}")
+    n = min(int(n), len(todo))
     pool = runner.workers(n)
     jobs = queue.Queue()
     for r in todo:
