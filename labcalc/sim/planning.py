@@ -405,7 +405,7 @@ def _number(name, value, lo=0.0, lo_open=False, hi=math.inf, hi_open=False):
     try:
         number = float(value)
     except OverflowError:       # an int beyond float's range: out of any range here
-        number = math.copysign(math.inf, value)
+        number = math.inf if value > 0 else -math.inf
     if math.isnan(number):
         raise ValueError(f"{name} must be a number; got {short_repr(value)}")
     if number < lo or (lo_open and number == lo) or number > hi or (hi_open and number == hi):
