@@ -447,14 +447,13 @@ def sweep(scenario, grid=None, *, seeds=(1,), workers: int | None = None, schedu
                          "or cache=False")
     results, cached, damaged = {}, set(), []
     if cache:
-        for r in runs:
-            if r["key"] not in results:
-                got, why = _load(_path(root, r["key"]), r["key"])
-                if got is not None:
-                    results[r["key"]] = got
-                    cached.add(r["key"])
-                elif why is not None:
-                    damaged.append(f"{_path(root, r['key'])} ({why})")
+        for key in dict.fromkeys(r["key"] for r in runs):     # each distinct run once
+            got, why = _load(_path(root, key), key)
+            if got is not None:
+                results[key] = got
+                cached.add(key)
+            elif why is not None:
+                damaged.append(f"{_path(root, key)} ({why})")
     if damaged:
         warnings.warn(f"{len(damaged)} cached run(s) could not be read and are simulated again; the first: "
                       f"{damaged[0]}", RuntimeWarning, stacklevel=2)
