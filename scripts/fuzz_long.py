@@ -32,7 +32,9 @@ Manifest: hostile manifests (names with NUL or newlines, 5,000-character names, 
 loops, files outside the folder, the same file twice, huge windows, losses combined) and
 any file content under every format (tests/test_fuzz_manifest.py); manifests of one to four
 entries over mutated real recordings (tests/test_fuzz_manifest_files.py).
-Sim (needs ns-3): ``labcalc.sim.simulate`` with values around and beyond ns-3's limits,
+Sim: ``labcalc.sim.prepare`` over the newer options (socket_buffer_bytes, linux_rto, a host's
+own interface) with numpy scalars, ints beyond float, NaN and wrong types (no ns-3 needed);
+then, with ns-3, ``labcalc.sim.simulate`` with values around and beyond ns-3's limits,
 through the worker process: a ValueError or a finished run, never an abort or a hang
 (``--only sim -n 3000`` takes a minute or two: the valid examples run short simulations).
 """
@@ -113,6 +115,18 @@ def fuzz_sim(n: int) -> int:
     from labcalc import sim
     from labcalc.sim import runner
 
+    checks = t.test_prepare_plans_within_limits_or_refuses_by_name
+    checks._hypothesis_internal_use_settings = settings(
+        checks._hypothesis_internal_use_settings, max_examples=n, derandomize=False, database=None,
+        suppress_health_check=list(HealthCheck))
+    t0 = time.time()
+    try:
+        checks()
+    except Exception as exc:  # noqa: BLE001 - hypothesis reports the falsifying example
+        print(f"FAIL sim prepare: {type(exc).__name__}: {str(exc)[:2000]}")
+        return 1
+    print(f"ok   sim prepare: the checks of the newer options ({n} examples: {t.PREPARED['planned']} planned, "
+          f"{t.PREPARED['refused']} refused; {time.time() - t0:.0f} s)")
     if not sim.available():
         print("skip sim: ns-3 is not installed (pip install 'labcalc[sim]')")
         return 0
