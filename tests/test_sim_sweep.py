@@ -316,3 +316,11 @@ def test_cli_grid_names_stay_text_and_seeds_are_bounded(stand_in, tmp_path, caps
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "--seeds: '1-10000000000' gives more than 10,000 seeds" in err
     assert cli._MAX_SEEDS == sim.grid.MAX_RUNS
+
+
+def test_a_scheduler_address_dask_cannot_use_is_refused_by_name(stand_in, tmp_path):
+    pytest.importorskip("distributed")
+    for address in ["", "not an address"]:
+        with pytest.raises(ValueError, match=rf"scheduler = '{address}': missing port number .*give the address of "
+                                             r"a running Dask scheduler .*or leave scheduler out"):
+            sim.sweep(LAB51, {"variant": ["A2"]}, duration_s=2, cache=False, scheduler=address, progress=False)

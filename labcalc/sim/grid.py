@@ -336,7 +336,13 @@ def _client(scheduler):
     if hasattr(scheduler, "scheduler_address"):        # a LocalCluster or any other cluster object
         return Client(scheduler), True
     if isinstance(scheduler, str):
-        return Client(scheduler, timeout=30), True
+        try:
+            return Client(scheduler, timeout=30), True
+        except (OSError, ValueError, TypeError) as exc:    # no port, no such host, nobody answering in 30 s
+            raise ValueError(f"scheduler = {short_repr(scheduler)}: {' '.join(str(exc).split())[:300]}; give the "
+                             "address of a running Dask scheduler ('tcp://host:8786', a LocalCluster's "
+                             "scheduler_address), or leave scheduler out to run on this machine's "
+                             "processes") from None
     raise ValueError(f"scheduler must be an address ('tcp://host:8786'), a distributed.Client or a cluster; "
                      f"got {scheduler!r}")
 
