@@ -12,7 +12,10 @@ the run depends on: the checked plan (every link, flow, option and seed, so two 
 of one run share it), the scenario file and variant, labcalc's version and the sources of
 its ns-3 code, and the ns-3 version. A second sweep of the same grid reads the cache and
 simulates nothing; an interrupted sweep goes on where it stopped. :func:`load_run` gives
-the whole :class:`~labcalc.sim.SimResult` of one row's run.
+the whole :class:`~labcalc.sim.SimResult` of one row's run. Each entry holds its own key: a
+damaged file, or one of another run, is simulated again (with a ``RuntimeWarning``), never
+read; a cache that cannot be written warns and the sweep goes on. Entries are written to a
+temporary file and renamed, so sweeps sharing a cache folder at once do not corrupt it.
 
 Examples
 --------
@@ -390,8 +393,10 @@ def sweep(scenario, grid=None, *, seeds=(1,), workers: int | None = None, schedu
     Raises
     ------
     ValueError
-        An unknown grid name or a value a run cannot take (every run is checked before
-        any simulation starts); the message names the run.
+        An unknown grid name, a value or seed given twice, more than :data:`MAX_RUNS`
+        runs, or a value a run cannot take (every run is checked before any simulation
+        starts; the message names the run); a cache_dir that is a file; a Dask
+        scheduler address that does not answer.
     SimulationUnavailable
         ns-3 is missing (only when some run is not in the cache).
 
