@@ -23,7 +23,7 @@ EXPECTED = (
 _REPLY = re.compile(
     r"^(?:\[(?P<ts>\d+(?:\.\d+)?)\]\s*)?(?P<bytes>\d+) bytes from (?P<host>\S+?(?: \([^()\s]*\))?)[:,]\s+"
     r"(?:icmp_[sr]eq|seq)=(?P<seq>\d+)\s+(?:hlim|ttl)=(?P<ttl>\d+)\s+time[=<]\s*(?P<rtt>\d+(?:\.\d+)?)\s*ms"
-    r"(?P<rest>(?:\s*\((?:DUP!|BAD CHECKSUM!|truncated|DIFFERENT ADDRESS!)\))*)\s*$"
+    r"(?P<rest>(?:\s*\((?:DUP!|BAD CHECKSUM!|truncated|DIFFERENT ADDRESS!|same route)\))*)\s*$"
 )
 _STATS = re.compile(
     # counts of at most 19 digits (they fit an int64): a longer one is a malformed line
@@ -39,7 +39,14 @@ _HEADER = re.compile(r"^PING \S+|^PING6\(.*-->\s*\S+")
 _TITLE = re.compile(r"^--- .* ping6? statistics ---$")
 _ERROR = re.compile(
     r"^(?:\[\d+(?:\.\d+)?\]\s*)?(?:From \S.*?icmp_seq=\d+|no answer yet for icmp_seq=\d+|Request timeout for icmp_seq[= ]\d+"
-    r"|ping: .*|PING: .*|Warning: .*|pipe \d+)"
+    r"|ping: .*|PING: .*|Warning: .*)"
+)
+# lines that are ping's but no reply and no error: "pipe 4" under the statistics (probes in
+# flight at once), and ping -R's route ("RR: \t10.0.0.1", then one hop per tab-indented line,
+# "(same route)" after later replies)
+_OTHER = re.compile(
+    r"^(?:pipe \d+|(?:RR:\s*)?(?:\d{1,3}(?:\.\d{1,3}){3}|[0-9A-Za-z.-]+ \(\d{1,3}(?:\.\d{1,3}){3}\))"
+    r"|\((?:same|truncated) route\))$"
 )
 
 _COLS = ["time_s", "seq", "rtt_s", "ttl", "bytes", "src", "dup"]
@@ -125,7 +132,8 @@ def _chunk(L: Lines) -> dict:
             slow["src"].append(table.setdefault(m["host"], len(table)))
             slow["dup"].append("DUP!" in m["rest"])
             continue
-        for kind, rx in (("stats", _STATS), ("rtt", _RTT), ("header", _HEADER), ("title", _TITLE), ("error", _ERROR)):
+        for kind, rx in (("stats", _STATS), ("rtt", _RTT), ("header", _HEADER), ("title", _TITLE), ("error", _ERROR),
+                         ("other", _OTHER)):
             m = rx.match(line)
             if m:
                 out["events"].append((line_no, kind, m, line))

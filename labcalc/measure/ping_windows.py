@@ -40,7 +40,15 @@ _ANSWER = re.compile(r"^(?P<head>[^=<]*?)(?P<addr>" + _ADDR + r")(?P<mid>[^:：=
 _THREE_COUNTS = re.compile(r"=\s*(\d{1,19})\s*[,，、]\s*[^=]*=\s*(\d{1,19})\s*[,，、]\s*[^=]*=\s*(\d{1,19})(?!\s*" + _UNIT + ")")
 _THREE_TIMES = re.compile(r"=\s*(\d{1,9})\s?" + _UNIT + r"\s*[,，、]\s*[^=]*=\s*(\d{1,9})\s?" + _UNIT +
                           r"\s*[,，、]\s*[^=]*=\s*(\d{1,9})\s?" + _UNIT)
-_PERCENT = re.compile(r"^[(（]\s*\d{1,3}\s*%[^()]*[)）]\s*[,，、]?$")  # German/Russian "(0% Verlust),"
+_PERCENT = re.compile(r"^[(（]\s*\d{1,3}\s*%[^()]*[)）]\s*[,，、.]?$")  # German/Russian "(0% Verlust),", Dutch "(0% verlies)."
+# Portuguese wraps its percentage: "(0% de" at the end of the counts, "perda)," alone below
+_PERCENT_TAIL = re.compile(r"^[^\W\d_]{1,20}[)）]\s*[,，、.]?$")
+# Italian puts the lost count on a line of its own: "Pacchetti: Trasmessi = 4, Ricevuti = 4,"
+# then "Persi = 0 (0% persi),"
+_TWO_COUNTS = re.compile(r"=\s*(\d{1,19})\s*[,，、]\s*[^=]*=\s*(\d{1,19})\s*[,，、]\s*$")
+_LOST_ALONE = re.compile(r"^[^=\d]{1,30}=\s*(\d{1,19})\s*[(（]\s*\d{1,3}\s*%[^()]*[)）]\s*[,，、.]?$")
+# the command itself, echoed above its output (Packet Tracer, a pasted session): "ping 10.0.0.1"
+_COMMAND = re.compile(r"^ping(?:\.exe)?(?:\s+[-/]?[\w.:%-]*[\w%])*\s+[\w.:%-]*\w$")
 _ANY_ADDR = re.compile(r"(?:^|[\s\[(])(" + _ADDR + r")(?=[\s\]):：]|$)")
 _BRACKETED = re.compile(r"(\S+)\s*\[(" + _ADDR + r")\]")
 _SIZE = re.compile(r"(?:^|[\s(（])\d{1,5}(?=\s)")
@@ -68,6 +76,7 @@ _FAILURES = {
     "duredeviettlexpirelorsdutransit": "unreachable",
     "заданныйузелнедоступен": "unreachable", "指定的主机不可达": "unreachable", "無法連線到目的地主機": "unreachable",
     # the probe could not be sent
+    "packetneedstobefragmentedbutdfset": "failure", "paketmsstefragmentiertwerdendfflagistjedochgesetzt": "failure",
     "generalfailure": "failure", "transmitfailedgeneralfailure": "failure",
     "pingtransmitfailedgeneralfailure": "failure", "allgemeinerfehler": "failure",
     "pingfehlerbeiderbertragungallgemeinerfehler": "failure", "checgnral": "failure",
@@ -96,7 +105,16 @@ def _classify(line: str):
     c = _THREE_COUNTS.search(line)
     if c:
         return "stats", [int(x) for x in c.groups()]  # sent, received, lost
-    if _PERCENT.match(line) or _PROMPT.match(line) or line in ("^C", "Control-C", "Ctrl+C"):
+    c = _TWO_COUNTS.search(line)
+    if c:
+        return "stats_head", [int(x) for x in c.groups()]  # sent, received; lost on the next line
+    c = _LOST_ALONE.match(line)
+    if c:
+        return "stats_tail", int(c.group(1))
+    if line == "Control-Break":  # ping -t: statistics so far printed above, the run goes on
+        return "break", None
+    if (_PERCENT.match(line) or _PERCENT_TAIL.match(line) or _PROMPT.match(line) or _COMMAND.match(line)
+            or line in ("^C", "Control-C", "Ctrl+C")):
         return "other", None
     kind = _FAILURES.get(_key(line))
     if kind:
@@ -398,8 +416,16 @@ def _runs(events: list):
                 extra["errors"] += 1
                 if what == "unreachable":
                     run["icmp_errors"] = run.get("icmp_errors", 0) + 1
-        elif kind == "stats":
+        elif kind == "stats_head":
+            run["counts_head"] = info
+        elif kind == "break":
+            run["interim"] = True
+        if kind == "stats_tail" and "counts_head" in run:
+            kind, info = "stats", (*run.pop("counts_head"), info)
+        if kind == "stats":
             sent, received, lost = info
+            if run.pop("interim", False) and "transmitted" in run.get("summary", {}):
+                del run["summary"]  # Control-Break printed the counts so far: these later ones hold them
             summary = add_statistics(run, dict(transmitted=sent, received=received, duplicates=0,
                                                errors=run.get("icmp_errors", 0),
                                                loss=lost / sent if sent else float("nan"), time_s=float("nan")))

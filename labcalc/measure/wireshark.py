@@ -207,12 +207,18 @@ def read_wireshark_csv(path) -> pd.DataFrame:
     start = len(body) if end < 0 else end + 1
     rep = Report(name, FORMAT, EXPECTED)
     rep.content(hi + 1, header_line)
+    commented: list[int] = []
     try:
+        if body.find(b"\n#", start - 1) >= 0:  # rows commented out by hand: the line-by-line path
+            raise ValueError("a row commented out with '#'")
         blocks, n = _fast(body, start, titles, sep)
         rep.ok(n)
     except (ValueError, pd.errors.ParserError, csv.Error):
-        blocks, n = _slow(body, start, titles, sep, rep, hi)
+        blocks, n = _slow(body, start, titles, sep, rep, hi, commented)
     out, extra = _finish(titles, blocks, n)
+    if commented:
+        extra["notes"] = [f"{len(commented)} row(s) commented out with '#' left out (line "
+                          + ", ".join(map(str, commented[:5])) + (", ..." if len(commented) > 5 else "") + ")"]
     order = [c for c in ("time_s", "src", "dst") if c in out] + [c for c in out if c not in ("time_s", "src", "dst")]
     df = pd.DataFrame({c: out.pop(c) for c in order}, index=pd.RangeIndex(n), copy=False)
     # rows without a packet number and a time are no packets: a spreadsheet's totals under the
@@ -308,16 +314,21 @@ def _count_fields(line: bytes, sep: str) -> int:
         return -1
 
 
-def _slow(body: bytes, start: int, titles: list, sep: str, rep: Report, hi: int):
+def _slow(body: bytes, start: int, titles: list, sep: str, rep: Report, hi: int, commented: list):
     """One block read line by line (the csv module on each line: Wireshark writes no line
     break inside a field, so a quote left open or a field over the csv module's size limit
     spoils its own line only): a line with another number of fields than the header is
-    malformed; numeric columns stay text here and are typed in _finish."""
+    malformed; numeric columns stay text here and are typed in _finish. A line that starts
+    with '#' is a row the student commented out (as the header may be): its line number goes
+    to *commented*, the row is left out."""
     ncol = len(titles)
     rows = []
     text = body[start:].decode("utf-8", "surrogatepass")
     for i, line in enumerate(text.split("\n"), start=hi + 2):
         if not line.strip():
+            continue
+        if line.lstrip().startswith("#"):
+            commented.append(i)
             continue
         try:
             fields = next(csv.reader([line], delimiter=sep, quotechar='"'))
