@@ -135,3 +135,44 @@ def test_wireshark_rows_commented_out_are_left_out():
     assert list(df["frame_bytes"]) == [int(r[5]) for r in rows]
     commented = [i for i, ln in enumerate(text.splitlines(), 1) if ln.startswith("#")][1:]
     assert any(f"{len(commented)} row(s) commented out" in n for n in df.attrs["notes"])
+
+
+_IV3 = re.compile(r"^\[\s*(\d+)\]\s+([\d.]+)-([\d.]+)\s+sec\s+([\d.]+) MBytes\s+([\d.]+) Mbits/sec(.*)$")
+
+
+def test_appended_runs_with_server_output_keep_every_clients_intervals():
+    """Runs of ``iperf3 -c ... --get-server-output`` appended to one log (the shape of a thesis's
+    measurement series): everything after the first 'Server output:' went to the server's
+    report, so the table held the first run's intervals only (10 of 100 in the real file)."""
+    path = QA3 / "iperf3_two_runs_get_server_output.txt"
+    client_part, server_part = [], []
+    where = client_part
+    for line in path.read_text().splitlines():
+        if line.startswith("Server output:"):
+            where = server_part
+        elif line.startswith("Connecting to host"):
+            where = client_part
+        mm = _IV3.match(line)
+        if mm:
+            where.append(mm)
+    intervals = [mm for mm in client_part if not mm[6].strip().endswith(("sender", "receiver"))]
+    roles = [mm for mm in client_part if mm[6].strip().endswith(("sender", "receiver"))]
+    server_intervals = [mm for mm in server_part if not mm[6].strip().endswith("receiver")]
+    df = _read(path)
+    assert df.attrs["tests"] == 2
+    assert len(df) == len(intervals) == 6
+    assert np.allclose(df["rate_bps"], [float(mm[5]) * 1e6 for mm in intervals])
+    assert len(df.attrs["summary"]) == len(roles) == 4
+    assert [r["rate_bps"] for r in df.attrs["summary"]] == pytest.approx([float(mm[5]) * 1e6 for mm in roles])
+    so = df.attrs["server_output"]
+    assert len(so["intervals"]) == len(server_intervals) == 6
+    assert len(so["summary"]) == 2
+
+
+def test_iperf3_log_of_headers_only_is_refused():
+    """A cron loop's iperf3 log with 'date' lines and summary headers but no report line was
+    read as an empty table (convert wrote 0 rows; the manifest asked for a side)."""
+    path = QA3 / "iperf3_cron_headers_only.txt"
+    assert not any(_IV3.match(ln) for ln in path.read_text().splitlines())
+    with pytest.raises(m.MeasurementFormatError, match=r"no interval and no end-of-test line.*2>&1"):
+        m.read(path)

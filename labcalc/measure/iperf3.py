@@ -154,6 +154,10 @@ def read_iperf3(path) -> pd.DataFrame:
     if not measured and server is not None:
         raise rep.fail(st.server_line, "only the server's output (--get-server-output) was found, no report of the client")
     rep.require_something()
+    if not measured:  # headers only ('[ ID] Interval ...', '- - -'): no test printed a measurement
+        raise rep.fail(1, "holds no interval and no end-of-test line of iperf3, only headers or banners: the "
+                          "runs measured nothing or their report went elsewhere; save the whole output "
+                          "(iperf3 -c HOST ... > FILE 2>&1)")
     tests = max(tests, summary_tests(client.summary))
     extra = {"summary": client.summary, "side": client.side, "reverse": client.reverse, "tests": tests}
     if tests > 1:
@@ -284,10 +288,15 @@ def _text_line(st: _Text, rep: Report, i: int, line: str) -> None:
     sec = st.sec
     if s.startswith("Server output:"):
         # --get-server-output: the server's own report follows; kept apart from the client's
-        st.server = st.sec = _Section(side="server", reverse=st.client.reverse)
-        st.server_line = i
+        # (runs appended to one log: each test's server report joins the same section)
+        if st.server is None:
+            st.server = _Section(side="server", reverse=st.client.reverse)
+            st.server_line = i
+        st.sec = st.server
         rep.ok()
         return
+    if s.startswith("Connecting to host") and sec is st.server:
+        st.sec = sec = st.client  # the next appended test: the client's report again
     if s.startswith("[ ID]"):
         sec.header = s
         sec.version += 1
