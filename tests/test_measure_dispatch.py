@@ -29,7 +29,7 @@ FIXTURE_FORMATS = {
 }
 GOOD_FIXTURES = sorted(
     p for p in DATA.rglob("*")
-    if p.is_file() and not p.name.startswith(("iperf3_error.", "iperf3_truncated", "README"))
+    if p.is_file() and not p.name.startswith(("iperf3_error.", "iperf3_truncated", "README", "refused_"))
 )
 
 

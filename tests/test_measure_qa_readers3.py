@@ -172,7 +172,18 @@ def test_appended_runs_with_server_output_keep_every_clients_intervals():
 def test_iperf3_log_of_headers_only_is_refused():
     """A cron loop's iperf3 log with 'date' lines and summary headers but no report line was
     read as an empty table (convert wrote 0 rows; the manifest asked for a side)."""
-    path = QA3 / "iperf3_cron_headers_only.txt"
+    path = QA3 / "refused_iperf3_cron_headers_only.txt"
     assert not any(_IV3.match(ln) for ln in path.read_text().splitlines())
     with pytest.raises(m.MeasurementFormatError, match=r"no interval and no end-of-test line.*2>&1"):
         m.read(path)
+
+
+def test_powershell_test_connection_table_is_refused_with_what_to_run():
+    """PowerShell's Test-Connection table (saved as UTF-16 by Out-File) was refused with 'pass
+    format=...', which no reader accepts; the error now names the table and the command to run."""
+    path = QA3 / "refused_powershell_test_connection_utf16.txt"
+    raw = path.read_bytes()
+    assert raw[:2] == b"\xff\xfe" and "IPV4Address" in raw.decode("utf-16")
+    with pytest.raises(m.MeasurementFormatError, match=r"Test-Connection table.*ping -n 20 HOST > ping\.txt") as info:
+        m.read(path)
+    assert "\n" not in str(info.value) and path.name in str(info.value)

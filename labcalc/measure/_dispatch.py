@@ -88,6 +88,11 @@ def _canonical(fmt: str) -> str:
     return key
 
 
+# the header of PowerShell's Test-Connection table (Windows PowerShell 5.1, PowerShell 7): a
+# shape students save instead of ping's output, refused with what to run instead
+_TEST_CONNECTION = re.compile(r"^(?:Source\s+Destination\s+IPV4Address|Ping\s+Source\s+Address\s+Latency)\b")
+
+
 def sniff_format(text: str) -> str | None:
     """Recognise the format of tool output from its beginning.
 
@@ -308,6 +313,11 @@ def read(path, format: str | None = None, **kwargs):
             raise MeasurementFormatError(name, 1, "a measurement file", "the source is empty (no line to read)")
         shown = first[1].strip()
         shown = shown[:67] + "..." if len(shown) > 70 else shown
+        if _TEST_CONNECTION.match(shown):
+            raise MeasurementFormatError(
+                name, first[0], "ping or Windows ping output",
+                "this is PowerShell's Test-Connection table, which labcalc does not read (it has no statistics "
+                "and no probe numbers); save ping.exe's own output instead: ping -n 20 HOST > ping.txt")
         raise MeasurementFormatError(
             name, first[0], "one of: " + ", ".join(sorted(FORMATS)),
             f"could not recognise the format (this line reads {shown!r}); pass format=... to choose a reader",

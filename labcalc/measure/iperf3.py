@@ -274,6 +274,22 @@ class _Text:
         self.client = self.sec = _Section()
 
 
+def _switch_section(st: _Text, i: int, s: str) -> bool:
+    """Follow ``--get-server-output``: after ``Server output:`` the server's own report, kept
+    apart from the client's; runs appended to one log go back to the client's report at the
+    next ``Connecting to host``, and each run's server report joins the same server section.
+    True when *s* was the ``Server output:`` line itself."""
+    if s.startswith("Server output:"):
+        if st.server is None:
+            st.server = _Section(side="server", reverse=st.client.reverse)
+            st.server_line = i
+        st.sec = st.server
+        return True
+    if s.startswith("Connecting to host") and st.sec is st.server:
+        st.sec = st.client
+    return False
+
+
 def _text_line(st: _Text, rep: Report, i: int, line: str) -> None:
     """Read one line (trailing blanks removed) into the parser state *st*."""
     ts = None
@@ -285,18 +301,10 @@ def _text_line(st: _Text, rep: Report, i: int, line: str) -> None:
     if not s:
         return
     rep.content(i, s)
-    sec = st.sec
-    if s.startswith("Server output:"):
-        # --get-server-output: the server's own report follows; kept apart from the client's
-        # (runs appended to one log: each test's server report joins the same section)
-        if st.server is None:
-            st.server = _Section(side="server", reverse=st.client.reverse)
-            st.server_line = i
-        st.sec = st.server
+    if _switch_section(st, i, s):
         rep.ok()
         return
-    if s.startswith("Connecting to host") and sec is st.server:
-        st.sec = sec = st.client  # the next appended test: the client's report again
+    sec = st.sec
     if s.startswith("[ ID]"):
         sec.header = s
         sec.version += 1
