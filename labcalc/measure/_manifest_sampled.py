@@ -393,6 +393,8 @@ def _one_qdisc(df: pd.DataFrame, wanted: str | None) -> tuple[pd.DataFrame, list
 
 # --- any other sampled log -------------------------------------------------------------------------------
 
+#: Packet captures: tshark -T fields and Wireshark's CSV export.
+_CAPTURES = ("tshark", "wireshark_csv")
 _COLUMN = {"goodput": "rate_bps", "loss": "loss", "rtt": "rtt_s", "rtt_min": "rtt_s", "queue": "backlog_packets"}
 
 
@@ -412,6 +414,18 @@ def sampled_series(df: pd.DataFrame, entry: dict, fmt: str) -> Series:
         _receiving_end(df, fmt, metric)
     elif "connection" in entry:
         df = pick_connection(df, entry["connection"])
+    elif fmt in _CAPTURES and {"src", "dst"} <= set(df.columns):
+        # a capture's RTT samples of several connections would be averaged together
+        col = _COLUMN.get(metric, "")
+        held = df[df[col].notna()] if col in df.columns else df
+        held = held[held["src"].notna() & held["dst"].notna()]
+        if _ends(held).nunique() > 1:
+            raise Fail("connection", "(none)", f"this {fmt} capture holds {_ends(held).nunique()} connections with "
+                                               f"{metric} samples: {directed_listing(held)}; name one with connection")
+    if fmt in _CAPTURES and metric not in ("rtt", "rtt_min"):
+        raise Fail("metric", metric, f"a packet capture ({fmt}) gives rtt and rtt_min here (tshark's "
+                                     "tcp.analysis.ack_rtt); take a goodput or a loss from the receiving tool's "
+                                     "printout (iperf's server, ping's statistics)")
     if fmt == "tc_qdisc" and {"kind", "handle", "dev", "parent"} <= set(df.columns):
         if metric != "queue":
             raise Fail("metric", metric, "a tc file gives the queue (metric = \"queue\") only")
@@ -432,8 +446,12 @@ def sampled_series(df: pd.DataFrame, entry: dict, fmt: str) -> Series:
         if col not in df.columns or df[col].notna().sum() == 0:
             have = [c for c in ("rate_bps", "loss", "rtt_s", "cwnd_segments", "cwnd_bytes", "backlog_packets")
                     if c in df.columns]
-            raise Fail("metric", metric, f"this {fmt} file has no {col} column (it has: {', '.join(have) or 'none'}); "
-                                         "is it the right file?")
+            if fmt in _CAPTURES:
+                raise Fail("metric", metric, f"this {fmt} capture has no RTT column: export the ACKs' RTT "
+                                             "(tshark -e tcp.analysis.ack_rtt; in Wireshark, 'Apply as Column' on "
+                                             "[SEQ/ACK analysis] > The RTT to ACK the segment was)")
+            has = f"it has {', '.join(have)}" if have else "it has none of a measurement's columns"
+            raise Fail("metric", metric, f"this {fmt} file has no {col} column ({has}); is it the right file?")
         d = df[df[col].notna()]
         values = numeric_column(d, col, why)
     if "time_s" in d.columns and d["time_s"].notna().all() and len(d):
