@@ -1,4 +1,4 @@
-"""Packet captures (tshark -T fields, Wireshark's CSV export) in a manifest.
+"""Packet captures (tshark -T fields, Wireshark's CSV export) and Windows ping in a manifest.
 
 A capture gives the RTT of the ACKs (``tcp.analysis.ack_rtt``): of one connection, named by
 ``connection`` when the capture holds several; a goodput or a loss is refused with the tool
@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import csv
 import io
+import re
+from pathlib import Path
 
 import pytest
 
@@ -70,3 +72,24 @@ def test_a_wireshark_export_without_the_rtt_column_says_how_to_add_it(tmp_path):
                       for k in range(10)))
     refused(tmp_path, ("export.csv", text), ["no RTT column", "Apply as Column", "tcp.analysis.ack_rtt"],
             metric="rtt")
+
+
+# --- Windows ping: no clock, no -D, no -c: the next steps are Windows' own ----------------------
+
+WIN7 = Path(__file__).parent / "data" / "measure" / "ping_windows_en_win7.txt"
+
+
+def test_a_windows_ping_window_in_seconds_points_at_window_seq(tmp_path):
+    msg = refused(tmp_path, WIN7, ["window_s is in seconds", "Windows ping prints none", "window_seq"],
+                  metric="rtt", window_s=[1, 3])
+    assert "record with 'ping -D'" not in msg   # no such option on Windows
+    # the next step works: the replies' numbers, checked against the file's own 'time=' values
+    times = [float(t) * 1e-3 for t in re.findall(r"time[=<](\d+)ms", WIN7.read_text())]
+    row = build(tmp_path, WIN7, metric="rtt", window_seq=[2, 4])
+    assert row.value == pytest.approx(mean(times[1:4]), rel=1e-12) and row.n_samples == 3
+
+
+def test_a_windows_ping_cut_before_its_statistics_names_windows_options(tmp_path):
+    text = "\n".join(line for line in WIN7.read_text().splitlines() if line.startswith(("Pinging", "Reply")))
+    msg = refused(tmp_path, ("cut.txt", text + "\n"), ["no statistics line", "ping -n N", "Ctrl+C"], metric="loss")
+    assert "-c N" not in msg

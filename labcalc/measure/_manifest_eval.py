@@ -548,8 +548,10 @@ def _ping(df: pd.DataFrame, entry: dict, shared: dict | None) -> Part:
                        "ping counts its losses over the whole run only (its statistics line): remove the window "
                        "and set stat = \"summary\"")
         if "transmitted" not in summ:
+            how = ("ping -n N, or stop ping -t with Ctrl+C" if df.attrs.get("format") == "ping_windows"
+                   else "ping -c N, or stop it with Ctrl-C")
             raise Fail("metric", "loss", "this ping has no statistics line (it was stopped before printing one), so "
-                                         "its losses are not counted; let ping end by itself (-c N) or with Ctrl-C")
+                                         f"its losses are not counted; let ping print its statistics ({how})")
         tx, rx = float(summ["transmitted"]), float(summ.get("received", math.nan))
         # from the counts, not the percentage ping rounds ("26.6667%" for 8 of 30)
         value = (tx - rx) / tx if tx > 0 and math.isfinite(rx) else float(summ["loss"])

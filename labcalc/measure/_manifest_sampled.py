@@ -53,6 +53,9 @@ def ping_times(df: pd.DataFrame) -> tuple[np.ndarray | None, str]:
     t = df["time_s"].to_numpy(float) if "time_s" in df.columns else np.full(len(df), np.nan)
     if len(t) and np.isfinite(t).all():
         return t - t[0], "ping -D times"
+    if df.attrs.get("format") == "ping_windows":
+        # one probe a second, but a lost one waits out its timeout (-w, 4 s by default): no clock
+        return None, "no times: Windows ping prints none and has no option to"
     summ = df.attrs.get("summary") or {}
     seq = df["seq"].to_numpy(float)
     rtt = df["rtt_s"].to_numpy(float)

@@ -198,6 +198,9 @@ def pick(s: Series, entry: dict, shared: dict | None = None) -> Window:
 def _no_times(s: Series) -> str:
     if s.seq is not None:
         why = next((n for n in s.notes if n.startswith("no times")), "this ping has no times")
+        if "Windows" in why:
+            return (f"window_s is in seconds and {why}: give window_seq = [first, last] instead (the probes' "
+                    "numbers in the run, 1 for the first), or record on Linux with 'ping -D'")
         return (f"window_s is in seconds and {why}: record with 'ping -D' (times on every reply), or give "
                 "window_seq = [first, last] (icmp_seq numbers) instead")
     return (f"window_s is in seconds and this file has no time stamps (its {len(s.start)} samples are counted, not "
