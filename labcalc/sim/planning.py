@@ -468,10 +468,14 @@ def _check_host_link(name, host, fnames, network, queue_disc) -> None:
                 said = f"queue_disc = {queue_disc!r}" if isinstance(queue_disc, str) else f"queue_disc[{name!r}] = 'host'"
             else:
                 said = f"the scenario's links.{name} queue = \"host\""
+            step = ("mark the first link of the host's flows instead (queue_disc={link: 'host'})"
+                    if not isinstance(queue_disc, str) else
+                    "'host' names one kind of link, not a queue for every link: leave queue_disc out (a scenario "
+                    "marks its hosts' links with queue = \"host\"), or in Python give "
+                    "queue_disc={first link of a host: 'host'}")
             raise ValueError(f"{said} marks link {name!r} as a sending host's own interface, which carries only "
                              f"what that host sends; but flow {k!r} reaches it from link "
-                             f"{route[route.index(name) - 1]!r}: mark the first link of the host's flows "
-                             "instead (queue_disc={link: 'host'})")
+                             f"{route[route.index(name) - 1]!r}: {step}")
 
 
 def _nodes(network: Network):
