@@ -7,6 +7,7 @@ a second worker to check that two give the same table as one.
 
 from __future__ import annotations
 
+import math
 import pickle
 from pathlib import Path
 
@@ -324,3 +325,29 @@ def test_a_scheduler_address_dask_cannot_use_is_refused_by_name(stand_in, tmp_pa
         with pytest.raises(ValueError, match=rf"scheduler = '{address}': missing port number .*give the address of "
                                              r"a running Dask scheduler .*or leave scheduler out"):
             sim.sweep(LAB51, {"variant": ["A2"]}, duration_s=2, cache=False, scheduler=address, progress=False)
+
+
+def test_a_run_past_timeout_s_is_a_row_with_its_error_and_the_sweep_goes_on(monkeypatch, tmp_path):
+    given = []
+
+    class Slow(_StandIn):
+        def run(self, plan, attrs=None, timeout_s=None):
+            given.append(timeout_s)
+            if plan.seed == 2:
+                raise runner.SimulationTimeout("this run took longer than timeout_s = 0.5 s; its worker was stopped")
+            return super().run(plan, attrs, timeout_s)
+
+    monkeypatch.setattr(runner, "workers", lambda n=1: [Slow() for _ in range(n)])
+    with pytest.warns(RuntimeWarning, match=r"1 of 2 runs failed"):
+        table = sim.sweep(LAB51, {"variant": ["A2"]}, seeds=[1, 2], duration_s=2, workers=1, cache_dir=tmp_path,
+                          progress=False, timeout_s=0.5)
+    assert given == [0.5, 0.5]
+    assert table[table.seed == 2].error.str.contains("longer than timeout_s").all()
+    assert table[table.seed == 2].goodput_bps.isna().all() and (table[table.seed == 1].error == "").all()
+    with pytest.warns(RuntimeWarning, match=r"1 of 2 runs failed"):   # seed 2 was not cached: run again
+        again = sim.sweep(LAB51, {"variant": ["A2"]}, seeds=[1, 2], duration_s=2, workers=1, cache_dir=tmp_path,
+                          progress=False, timeout_s=math.inf)
+    assert again.attrs["from_cache"] == 1 and given[2:] == [None]     # inf is no limit
+    for bad in (0, -1, math.nan, "10", True):
+        with pytest.raises(ValueError, match=r"timeout_s must be a number of seconds > 0"):
+            sim.sweep(LAB51, {"variant": ["A2"]}, duration_s=2, progress=False, timeout_s=bad)

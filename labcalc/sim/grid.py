@@ -322,11 +322,11 @@ def _label(params: dict) -> str:
     return " ".join(f"{k}={v}" for k, v in params.items())
 
 
-def _dask_run(plan, attrs):
+def _dask_run(plan, attrs, timeout_s=None):
     """The task a Dask worker runs: the plan in a warm ns-3 worker process of that machine (one per thread)."""
     from labcalc.sim import runner
 
-    return runner.idle_worker().run(plan, attrs)
+    return runner.idle_worker().run(plan, attrs, timeout_s=timeout_s)
 
 
 def _client(scheduler):
@@ -351,7 +351,7 @@ def _client(scheduler):
 
 
 def sweep(scenario, grid=None, *, seeds=(1,), workers: int | None = None, scheduler=None, cache_dir=None,
-          cache: bool = True, progress=True, **options):
+          cache: bool = True, progress=True, timeout_s: float | None = None, **options):
     """Simulate a grid of runs of one scenario in parallel; one row per run and flow, cached on disk.
 
     Parameters
@@ -376,6 +376,10 @@ def sweep(scenario, grid=None, *, seeds=(1,), workers: int | None = None, schedu
     progress : bool or callable, default True
         A progress bar (ipywidgets in a notebook, a text line on a terminal); ``False`` for
         none; a function ``f(done, total, text)`` to receive it.
+    timeout_s : float, optional
+        Wall time each run may take once ns-3 is loaded [s] (None: no limit). A run that
+        takes longer is stopped (its worker is started again for the next run), its row
+        says so in ``error``, it is not cached, and the sweep goes on.
     **options
         Options of :func:`labcalc.sim.simulate` that hold for every run (``duration_s=10``...).
 
@@ -385,7 +389,8 @@ def sweep(scenario, grid=None, *, seeds=(1,), workers: int | None = None, schedu
         One row per run and flow: the grid's names and ``seed``, ``flow``, the columns of
         :attr:`SimResult.summary` (``goodput_bps``, ``loss``, ``rtt_mean_s``, window...),
         ``cached`` (read from the cache), ``wall_s`` (of the simulation), ``error`` (the
-        message of a run ns-3 aborted, else empty) and ``key`` (:func:`load_run`). ``attrs``:
+        message of a run ns-3 aborted or that passed ``timeout_s``, else empty) and ``key``
+        (:func:`load_run`). ``attrs``:
         ``runs``, ``simulated``, ``from_cache``, ``failed``, ``wall_s``, ``workers``,
         ``cache_dir``, ``options`` (``simulated`` counts distinct runs: two grid points
         that make the same plan, such as two TCP variants of a run without TCP, run once).
@@ -429,6 +434,11 @@ def sweep(scenario, grid=None, *, seeds=(1,), workers: int | None = None, schedu
         raise ValueError(f"workers must be a whole number >= 1 (None: one per core); got {short_repr(workers)}")
     if not isinstance(cache, (bool, np.bool_)):
         raise ValueError(f"cache must be True or False; got {short_repr(cache)}")
+    if timeout_s is not None:
+        if isinstance(timeout_s, (bool, np.bool_)) or not isinstance(timeout_s, numbers.Real) or not timeout_s > 0:
+            raise ValueError(f"timeout_s must be a number of seconds > 0 (or None for no limit); "
+                             f"got {short_repr(timeout_s)}")
+        timeout_s = None if math.isinf(timeout_s) else float(timeout_s)
     if not (isinstance(progress, (bool, np.bool_)) or callable(progress)):
         raise ValueError(f"progress must be True, False or a function f(done, total, text); got {short_repr(progress)}")
     if cache_dir is not None and (not isinstance(cache_dir, (str, os.PathLike)) or not os.fspath(cache_dir)):
@@ -486,9 +496,9 @@ def sweep(scenario, grid=None, *, seeds=(1,), workers: int | None = None, schedu
 
     try:
         if todo and scheduler is not None:
-            n_workers = _run_dask(scheduler, todo, finished)
+            n_workers = _run_dask(scheduler, todo, finished, timeout_s)
         elif todo:
-            n_workers = _run_local(todo, workers, finished)
+            n_workers = _run_local(todo, workers, finished, timeout_s)
     finally:
         bar.close()
     rows = []
@@ -518,9 +528,9 @@ def sweep(scenario, grid=None, *, seeds=(1,), workers: int | None = None, schedu
     return table
 
 
-def _run_local(todo, workers, finished) -> int:
+def _run_local(todo, workers, finished, timeout_s=None) -> int:
     from labcalc.sim import runner
-    from labcalc.sim.runner import SimulationAborted
+    from labcalc.sim.runner import SimulationAborted, SimulationTimeout
 
     n = workers if workers is not None else min(len(todo), os.cpu_count() or 1)
     if isinstance(n, (bool, np.bool_)) or not isinstance(n, numbers.Integral) or n < 1:
@@ -540,8 +550,8 @@ def _run_local(todo, workers, finished) -> int:
             except queue.Empty:
                 return
             try:
-                done.put((r, worker.run(r["plan"], r["attrs"]), None))
-            except SimulationAborted as exc:
+                done.put((r, worker.run(r["plan"], r["attrs"], timeout_s=timeout_s), None))
+            except (SimulationAborted, SimulationTimeout) as exc:
                 done.put((r, None, str(exc)))
             except BaseException as exc:   # noqa: BLE001 - handed to the main thread, raised there
                 done.put((r, None, exc))
@@ -566,19 +576,19 @@ def _run_local(todo, workers, finished) -> int:
     return n
 
 
-def _run_dask(scheduler, todo, finished) -> int:
-    from labcalc.sim.runner import SimulationAborted
+def _run_dask(scheduler, todo, finished, timeout_s=None) -> int:
+    from labcalc.sim.runner import SimulationAborted, SimulationTimeout
 
     client, own = _client(scheduler)
     try:
         from distributed import as_completed
 
-        futures = {client.submit(_dask_run, r["plan"], r["attrs"], pure=False): r for r in todo}
+        futures = {client.submit(_dask_run, r["plan"], r["attrs"], timeout_s, pure=False): r for r in todo}
         for fut in as_completed(futures):
             r = futures[fut]
             try:
                 finished(r, fut.result(), None)
-            except SimulationAborted as exc:
+            except (SimulationAborted, SimulationTimeout) as exc:
                 finished(r, None, str(exc))
         return len(client.scheduler_info().get("workers", {}))
     finally:
