@@ -199,8 +199,8 @@ def simulate_values(run="B1", tcp=None, queue_packets=100, duration_s=5.0, seed=
 
     Examples
     --------
-    >>> v = simulate_values("A2", duration_s=2.0)  # doctest: +SKIP
-    >>> sorted(v["goodput_bps"])  # doctest: +SKIP
+    >>> v = simulate_values("A2", duration_s=2.0)
+    >>> sorted(v["goodput_bps"])
     ['h1_udp', 'h2_udp']
     """
     spec = run_of(run)
@@ -341,8 +341,10 @@ def simulate_explorer(run="B1", tcp=None, queue_packets=100, duration_s=5.0, the
 
     Examples
     --------
-    >>> ex = simulate_explorer(duration_s=2.0)  # doctest: +SKIP
-    >>> ex.set(queue_packets=50)  # doctest: +SKIP
+    >>> ex = simulate_explorer(duration_s=2.0)
+    >>> ex.set(queue="droptail", queue_packets=50)
+    >>> ex.values["settings"]["queue"], ex.values["settings"]["queue_packets"], ex.values["error"]
+    ('droptail', 50, None)
     """
     run_of(run)
     chosen = tcp or HANDOUT_TCP
