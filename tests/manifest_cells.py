@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import warnings
 from pathlib import Path
 
 import pytest
@@ -56,3 +57,10 @@ def mean(xs):
     """Arithmetic mean of an iterable of numbers (not empty)."""
     xs = list(xs)
     return sum(xs) / len(xs)
+
+
+def quiet(func, *args, **kwargs):
+    """*func* called with its warnings silenced (real files of other people warn of lines skipped)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return func(*args, **kwargs)

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import json
 import re
-import warnings
 from pathlib import Path
 
 import pytest
 
 from labcalc import measure as m
 from labcalc.measure import MeasurementFormatError
+from tests.manifest_cells import build, quiet
 
 _HERE = Path(__file__).resolve()
 _CANDIDATES = [_HERE.parents[2] / "qa-samples", _HERE.parents[3] / "qa-samples"]
@@ -72,19 +72,9 @@ EXPECTED = {
 PRESENT = sorted(k for k in EXPECTED if (SAMPLES / k).is_file())
 
 
-def _quiet(func, *args, **kwargs):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return func(*args, **kwargs)
-
-
-def _value(tmp_path: Path, rel: str, **keys):
-    src = SAMPLES / rel
-    (tmp_path / src.name).write_bytes(src.read_bytes())
-    lines = ["[[measurement]]", 'question = "Q"', 'scenario = "S"', 'flow = "f"', f'file = "{src.name}"']
-    lines += [f"{k} = {json.dumps(v)}" for k, v in keys.items()]
-    (tmp_path / "m.toml").write_text("\n".join(lines) + "\n")
-    return float(_quiet(m.build_manifest, tmp_path / "m.toml")["value"].iloc[0])
+def _value(tmp_path: Path, rel: str, **keys) -> float:
+    """The value of a one-entry manifest over the sample *rel* with *keys*."""
+    return float(quiet(build, tmp_path, SAMPLES / rel, **keys).value)
 
 
 def test_samples_present():
@@ -97,13 +87,13 @@ def test_every_sample_is_read_or_clearly_refused(rel, tmp_path):
     want = EXPECTED[rel]
     if want == "error":
         with pytest.raises(MeasurementFormatError) as info:
-            _quiet(m.read, path)
+            quiet(m.read, path)
         assert path.name in str(info.value) and "line " in str(info.value)
         return
-    df = _quiet(m.read, path)
+    df = quiet(m.read, path)
     assert df.attrs["format"] == want
     out = tmp_path / "out.csv"
-    _quiet(m.convert, path, out)
+    quiet(m.convert, path, out)
     assert out.stat().st_size > 0
 
 
@@ -144,7 +134,7 @@ def test_several_iperf3_tests_in_one_file_are_refused_not_summed(rel, tests, tmp
     text = (SAMPLES / rel).read_text(errors="replace")
     receivers = [mm for mm in map(_R3.search, text.splitlines()) if mm and mm[4].strip().endswith("receiver")]
     assert len({r[1] for r in receivers if r[1] != "SUM"}) <= 4
-    assert _quiet(m.read, SAMPLES / rel).attrs["tests"] == tests
+    assert quiet(m.read, SAMPLES / rel).attrs["tests"] == tests
     with pytest.raises(ValueError, match=f"holds {tests} iperf3 tests"):
         _value(tmp_path, rel, metric="goodput", stat="summary")
 
@@ -172,7 +162,7 @@ def test_iperf3_json_goodput_and_interrupted_server(tmp_path):
     text = (SAMPLES / rel).read_text()
     first, _ = json.JSONDecoder().raw_decode(text)
     assert '"interrupt - the server has terminated"' in text[len(json.dumps(first)) // 2:]
-    df = _quiet(m.read, SAMPLES / rel)
+    df = quiet(m.read, SAMPLES / rel)
     assert df.attrs["tests"] == 1 and "interrupt" in df.attrs["tool_error"]
     s = first["end"]["sum"]
     assert _value(tmp_path, rel, metric="loss", stat="summary") == pytest.approx(s["lost_packets"] / s["packets"])
@@ -194,7 +184,7 @@ def test_tc_log_with_script_prints_keeps_each_qdiscs_counters():
     rel = "Gigglebit__src/statscollector/out.txt"
     text = (SAMPLES / rel).read_text()
     want = [int(x) for x in re.findall(r"^qdisc pfifo_fast 0: dev root-eth0 .*\n Sent (\d+) bytes", text, re.M)]
-    df = _quiet(m.read, SAMPLES / rel)
+    df = quiet(m.read, SAMPLES / rel)
     got = df[df["dev"] == "root-eth0"]["bytes"].tolist()
     assert got == want  # a damaged '249qdisc ... dev eth0' line gave root-eth0 eth0's 286356252 bytes
 
@@ -205,7 +195,7 @@ def test_tcp_probe_and_qlen(tmp_path):
     assert _value(tmp_path, rel, metric="queue", stat="mean", window_s=[0, 1e8]) == pytest.approx(sum(v) / len(v))
     rel = "jmhen__congestion-control/exp1_tcpprobe.txt"
     rows = [ln.split() for ln in (SAMPLES / rel).read_text().splitlines() if ln.strip()]
-    df = _quiet(m.read, SAMPLES / rel)
+    df = quiet(m.read, SAMPLES / rel)
     assert len(df) == len(rows)
     assert df["cwnd_segments"].tolist() == [float(r[6]) for r in rows]
 
@@ -213,5 +203,5 @@ def test_tcp_probe_and_qlen(tmp_path):
 def test_ns3_traces():
     rel = "takahiro33__energyConsumption/seventh.cwnd"
     rows = [ln.split() for ln in (SAMPLES / rel).read_text().splitlines() if ln.strip()]
-    df = _quiet(m.read, SAMPLES / rel)
+    df = quiet(m.read, SAMPLES / rel)
     assert df["cwnd_bytes"].tolist() == [float(r[2]) for r in rows]

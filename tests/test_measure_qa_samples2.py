@@ -13,7 +13,6 @@ import csv
 import io
 import json
 import re
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +20,7 @@ import pytest
 
 from labcalc import measure as m
 from labcalc.measure import MeasurementFormatError
+from tests.manifest_cells import build, quiet
 
 _ROOT = Path(__file__).resolve().parents[1]
 _CANDIDATES = [_ROOT.parent / "qa-samples2", Path("/work/qa-samples2")]
@@ -68,12 +68,6 @@ PRESENT = sorted(k for k in EXPECTED if (SAMPLES / k).is_file())
 BY_FORMAT = {fmt: [k for k in PRESENT if EXPECTED[k] == fmt] for fmt in set(EXPECTED.values())}
 
 
-def _quiet(func, *args, **kwargs):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return func(*args, **kwargs)
-
-
 def _text(rel: str) -> str:
     raw = (SAMPLES / rel).read_bytes()
     if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
@@ -85,12 +79,8 @@ def _text(rel: str) -> str:
 
 
 def _value(tmp_path: Path, rel: str, **keys) -> float:
-    src = SAMPLES / rel
-    (tmp_path / src.name).write_bytes(src.read_bytes())
-    lines = ["[[measurement]]", 'question = "Q"', 'scenario = "S"', 'flow = "f"', f'file = "{src.name}"']
-    lines += [f"{k} = {json.dumps(v)}" for k, v in keys.items()]
-    (tmp_path / "m.toml").write_text("\n".join(lines) + "\n")
-    return float(_quiet(m.build_manifest, tmp_path / "m.toml")["value"].iloc[0])
+    """The value of a one-entry manifest over the sample *rel* with *keys*."""
+    return float(quiet(build, tmp_path, SAMPLES / rel, **keys).value)
 
 
 def test_samples_present():
@@ -103,14 +93,14 @@ def test_every_sample_is_read_or_clearly_refused(rel, tmp_path):
     want = EXPECTED[rel]
     if want == "error":
         with pytest.raises(MeasurementFormatError) as info:
-            _quiet(m.read, path)
+            quiet(m.read, path)
         message = str(info.value)
         assert path.name in message and "line " in message and "\n" not in message
         return
-    df = _quiet(m.read, path)
+    df = quiet(m.read, path)
     assert df.attrs["format"] == want
     out = tmp_path / "out.csv"
-    _quiet(m.convert, path, out)
+    quiet(m.convert, path, out)
     assert out.stat().st_size > 0
 
 
@@ -125,7 +115,7 @@ _LRTT = re.compile(r"^(?:rtt|round-trip) min/avg/max(?:/\w+)? = ([\d.]+)/([\d.]+
 def test_ping_replies_and_statistics(rel):
     text = _text(rel)
     replies = [mm for mm in map(_LREPLY.search, text.splitlines()) if mm]
-    df = _quiet(m.read, SAMPLES / rel)
+    df = quiet(m.read, SAMPLES / rel)
     assert len(df) == len(replies)
     assert list(df["seq"]) == [int(mm[1]) for mm in replies]
     assert np.allclose(df["rtt_s"].to_numpy(), [float(mm[2]) / 1e3 for mm in replies], rtol=0, atol=1e-12)
@@ -163,7 +153,7 @@ _WTIMES = re.compile(r"=\s*(\d+)ms\s*,[^=\d]*=\s*(\d+)ms\s*,[^=\d]*=\s*(\d+)ms")
 def test_windows_ping_replies_and_statistics(rel):
     text = _text(rel)
     replies = [mm for mm in map(_WREPLY.search, text.splitlines()) if mm]
-    df = _quiet(m.read, SAMPLES / rel)
+    df = quiet(m.read, SAMPLES / rel)
     assert len(df) == len(replies)
     assert np.allclose(df["rtt_s"].to_numpy(), [0.0 if mm[1] == "<" else int(mm[2]) / 1e3 for mm in replies])
     counts = [tuple(map(int, c)) for c in _WCOUNTS.findall(text)]
@@ -191,7 +181,7 @@ def test_wireshark_frames_times_and_lengths(rel):
     titles = [t.lstrip("#").strip().strip('"') for t in header]
     data = [r for r in rows[rows.index(header) + 1:] if r and not r[0].startswith("#")]
     k_no, k_time, k_len = titles.index("No."), titles.index("Time"), titles.index("Length")
-    df = _quiet(m.read, SAMPLES / rel)
+    df = quiet(m.read, SAMPLES / rel)
     assert list(df["frame"]) == [int(r[k_no]) for r in data]
     assert np.allclose(df["time_s"].to_numpy(), [float(r[k_time]) for r in data], rtol=0, atol=1e-9)
     assert list(df["frame_bytes"]) == [int(r[k_len]) for r in data]
@@ -212,7 +202,7 @@ def test_iperf3_text_intervals_and_end_of_test_lines(rel):
     lines = [mm for mm in map(_R3.match, client.splitlines()) if mm]
     intervals = [mm for mm in lines if not mm[6].strip().endswith(("sender", "receiver"))]
     ends = [mm for mm in lines if mm[6].strip().endswith(("sender", "receiver"))]
-    df = _quiet(m.read, SAMPLES / rel)
+    df = quiet(m.read, SAMPLES / rel)
     assert len(df) == len(intervals)
     assert np.allclose(df["rate_bps"].to_numpy(), [float(mm[4]) * _UNIT[mm[5]] for mm in intervals])
     assert [r["rate_bps"] for r in df.attrs["summary"]] == pytest.approx([float(mm[4]) * _UNIT[mm[5]] for mm in ends])
@@ -225,7 +215,7 @@ def test_iperf3_json_server_goodput_is_end_sum_received(tmp_path):
         pytest.skip(f"{rel} absent")
     doc = json.loads(_text(rel))
     assert "accepted_connection" in doc["start"]  # the server's document
-    df = _quiet(m.read, SAMPLES / rel)
+    df = quiet(m.read, SAMPLES / rel)
     assert df.attrs["side"] == "server"
     assert (df["stream"] != "SUM").sum() == sum(len(iv["streams"]) for iv in doc["intervals"])
     got = _value(tmp_path, rel, metric="goodput", stat="summary")
@@ -243,7 +233,7 @@ def test_iperf2_client_intervals_and_summary():
     # the summary: the line that starts at 0 and ends last (iperf 2 prints it after the intervals)
     summary = [mm for mm in lines if float(mm[2]) == 0.0 and float(mm[3]) - float(mm[2]) > 1.5]
     intervals = [mm for mm in lines if mm not in summary]
-    df = _quiet(m.read, SAMPLES / rel)
+    df = quiet(m.read, SAMPLES / rel)
     assert len(df) == len(intervals)
     assert np.allclose(df["rate_bps"], [float(mm[6]) * _UNIT[mm[7]] for mm in intervals])
     assert len(summary) == 1
