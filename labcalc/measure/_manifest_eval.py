@@ -18,15 +18,15 @@ import numpy as np
 import pandas as pd
 
 from ._manifest_direction import one_direction, two_way
-from ._manifest_sampled import labtool_series, labtool_summary_loss, ping_series, sampled_series
+from ._manifest_sampled import RTT_METRICS, labtool_series, labtool_summary_loss, ping_series, sampled_series
 from ._manifest_window import Fail, Series, Window, fmt_window, num_text, pick, MIN_SAMPLES
 from .endtest import end_of_test, interval_end, is_udp, server_intervals
 
 __all__ = ["Part", "evaluate", "UNITS", "CWND_BYTES_UNIT"]
 
 #: metric -> unit of its row (a loss is a fraction: blank unit)
-UNITS = {"goodput": "bit/s", "loss": "", "rtt": "s", "rtt_min": "s", "cwnd": "segments", "queue": "packets",
-         "offered_rate": "bit/s"}
+UNITS = {"goodput": "bit/s", "loss": "", "rtt": "s", "rtt_min": "s", "rtt_max": "s", "cwnd": "segments",
+         "queue": "packets", "offered_rate": "bit/s"}
 #: Unit of a cwnd row read from a window in bytes (without ``mss_bytes``).
 CWND_BYTES_UNIT = "bytes"
 _WANTED = {"goodput": "receiver", "loss": "receiver", "offered_rate": "sender"}
@@ -169,7 +169,7 @@ def _iperf_one_way(df: pd.DataFrame, entry: dict, shared: dict | None, fmt: str)
             part.window_from += f" (the whole test, as {shared['of']})"
         return part
     so = server_intervals(df)
-    if metric in ("rtt", "rtt_min", "cwnd"):
+    if metric in RTT_METRICS + ("cwnd",):
         # the TCP sender's lines carry them: the client's own, or (-R) the server's lines
         # that --get-server-output appends
         if so is not None and not _carries(df, metric) and _carries(so, metric):
@@ -333,16 +333,17 @@ def _iperf_no_intervals(df, entry, figures, metric, want, fmt, ends, udp) -> Par
 
 def _iperf_summary(figures: list, metric: str, want: str | None, fmt: str, entry: dict,
                    udp: bool | None = None) -> Part:
-    if metric in ("rtt", "rtt_min"):
-        key = "rtt_s" if metric == "rtt" else "rtt_min_s"
-        rows = [f for f in figures if f["end"] == "sender" and math.isfinite(f[key])]
+    if metric in RTT_METRICS:
+        key = metric + "_s"
+        rows = [f for f in figures if f["end"] == "sender" and math.isfinite(f.get(key, math.nan))]
         if not rows:
             raise Fail("stat", "summary", f"the end-of-test lines of this {fmt} file give no RTT (iperf3 -J prints the "
                                           "sender's); use stat = \"mean\" over the intervals, or a ping or ss log")
         sums = [f for f in rows if f["stream"] == "SUM"] or rows
         vals = [f[key] for f in sums]
-        value = float(np.mean(vals)) if metric == "rtt" else float(np.min(vals))
-        how = "sender's end-of-test block" + (f" ({'mean' if metric == 'rtt' else 'smallest'} of {len(vals)} streams)"
+        value = float({"rtt": np.mean, "rtt_min": np.min, "rtt_max": np.max}[metric](vals))
+        how = "sender's end-of-test block" + (f" ({ {'rtt': 'mean', 'rtt_min': 'smallest', 'rtt_max': 'largest'}[metric]} "
+                                              f"of {len(vals)} streams)"
                                               if len(vals) > 1 else "")
         return Part(value, len(vals), fmt, "", UNITS[metric], None, how, stat="summary")
     rows = [f for f in figures if f["end"] == want]
@@ -386,7 +387,7 @@ def _iperf_summary(figures: list, metric: str, want: str | None, fmt: str, entry
 
 
 _INTERVAL_COLUMN = {"goodput": "rate_bps", "offered_rate": "rate_bps", "loss": "loss", "rtt": "rtt_s",
-                    "rtt_min": "rtt_s"}
+                    "rtt_min": "rtt_s", "rtt_max": "rtt_s"}
 _NO_COLUMN_STEP = {
     "rtt": "the TCP sender's lines carry an RTT only in iperf3 -J (the client's, or the server's with -R) and "
            "iperf 2 -e (the client's); or use a ping or ss log",
@@ -465,7 +466,7 @@ def _interval_series(df: pd.DataFrame, metric: str, fmt: str, entry: dict) -> Se
             return Series(np.zeros(0), np.zeros(0), np.zeros(0), "interval")
     elif not _filled(df, col):
         have = [c for c in ("rate_bps", "loss", "rtt_s", "cwnd_segments", "cwnd_bytes") if _filled(df, c)]
-        step = _NO_COLUMN_STEP.get("rtt" if metric == "rtt_min" else metric, "is it the right file?")
+        step = _NO_COLUMN_STEP.get("rtt" if metric in RTT_METRICS else metric, "is it the right file?")
         raise Fail("metric", metric, f"this {fmt} file's lines give no {col} (they give: {', '.join(have) or 'none'}); "
                                      f"{step}")
     if "omitted" in df.columns:
@@ -525,8 +526,8 @@ def _labtool(df: pd.DataFrame, entry: dict, shared: dict | None) -> Part:
 def _ping(df: pd.DataFrame, entry: dict, shared: dict | None) -> Part:
     metric, stat = entry["metric"], entry["stat"]
     summ = df.attrs.get("summary") or {}
-    if metric not in ("rtt", "rtt_min", "loss"):
-        raise Fail("metric", metric, "a ping file gives rtt, rtt_min and loss only")
+    if metric not in RTT_METRICS + ("loss",):
+        raise Fail("metric", metric, "a ping file gives rtt, rtt_min, rtt_max and loss only")
     blocks = max((r.get("statistics_blocks", 0) for r in df.attrs.get("runs") or [] if isinstance(r, dict)),
                  default=0)
     if blocks > 1 and (metric == "loss" or stat == "summary"):
@@ -560,7 +561,7 @@ def _ping(df: pd.DataFrame, entry: dict, shared: dict | None) -> Part:
             part.window_from += " (whole run: ping counts losses over the whole run only)"
         return part
     if stat == "summary":
-        key = {"rtt": "rtt_avg_s", "rtt_min": "rtt_min_s"}[metric]
+        key = {"rtt": "rtt_avg_s", "rtt_min": "rtt_min_s", "rtt_max": "rtt_max_s"}[metric]
         if key not in summ or not math.isfinite(summ[key]):
             raise Fail("stat", "summary", "this ping has no rtt min/avg/max line (it was stopped before printing its "
                                           "statistics); use stat = \"mean\" over its replies")
@@ -605,7 +606,7 @@ def _own(df: pd.DataFrame, entry: dict, shared: dict | None, fmt: str) -> Part:
                                      "<flow>-rtt.data, <flow>-cwnd.data)")
         return _finish(df, entry, shared, fmt, sampled_series(df, entry, fmt) if "start_s" not in df.columns
                        else _interval_series(df, metric, fmt, entry))
-    if metric in ("rtt", "rtt_min", "cwnd", "queue"):
+    if metric in RTT_METRICS + ("cwnd", "queue"):
         raise Fail("metric", metric, f"labcalc's summary of a simulation gives no {metric} to a manifest; name the "
                                      "flow's trace (<flow>-rtt.data, <flow>-cwnd.data) or the link's <link>-queue.csv")
     end = "sender" if metric == "offered_rate" or entry.get("side") == "sender" else "receiver"

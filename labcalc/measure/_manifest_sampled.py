@@ -26,7 +26,10 @@ from ._common import numeric_column
 from ._manifest_window import Fail, Series, num_text
 
 __all__ = ["ping_series", "labtool_series", "sampled_series", "pick_connection", "directed_listing", "DATA_SHARE",
-           "BUSY_SEND_Q_BYTES"]
+           "BUSY_SEND_Q_BYTES", "RTT_METRICS"]
+
+#: The metrics read from RTT samples: by default their mean, smallest and largest in the window
+RTT_METRICS = ("rtt", "rtt_min", "rtt_max")
 
 #: The connection that carried the data is taken when it carried at least this many times
 #: the bytes of any other connection of the file (iperf3's control connection: a few
@@ -149,7 +152,7 @@ def labtool_series(df: pd.DataFrame, entry: dict) -> Series:
         rows, side, col = df[prog == "udpserver"], "receiver", "loss"
         if not len(rows):
             raise Fail("metric", metric, f"the loss is udpserver's; this file holds {', '.join(have)}")
-    elif metric in ("rtt", "rtt_min", "cwnd"):
+    elif metric in RTT_METRICS + ("cwnd",):
         rows, side = df[prog == "tcpclient"], ""
         col = "rtt_s" if metric != "cwnd" else "cwnd_segments"
         if not len(rows):
@@ -297,7 +300,7 @@ def _carried(df: pd.DataFrame) -> pd.Series | None:
 def _receiving_end(df: pd.DataFrame, fmt: str, metric: str) -> None:
     """Refuse a window or RTT of an ss log taken where the data arrived: a receiving socket
     sends no data, so its cwnd stays at its initial value and its rtt is the handshake's."""
-    if fmt != "ss" or metric not in ("cwnd", "rtt", "rtt_min"):
+    if fmt != "ss" or metric not in RTT_METRICS + ("cwnd",):
         return
     got = df["bytes_received"].max() if "bytes_received" in df.columns else np.nan
     sent = max((df[c].max() for c in ("bytes_acked", "bytes_sent") if c in df.columns and df[c].notna().any()),
@@ -398,7 +401,8 @@ def _one_qdisc(df: pd.DataFrame, wanted: str | None) -> tuple[pd.DataFrame, list
 
 #: Packet captures: tshark -T fields and Wireshark's CSV export.
 _CAPTURES = ("tshark", "wireshark_csv")
-_COLUMN = {"goodput": "rate_bps", "loss": "loss", "rtt": "rtt_s", "rtt_min": "rtt_s", "queue": "backlog_packets"}
+_COLUMN = {"goodput": "rate_bps", "loss": "loss", "rtt": "rtt_s", "rtt_min": "rtt_s", "rtt_max": "rtt_s",
+           "queue": "backlog_packets"}
 
 
 def sampled_series(df: pd.DataFrame, entry: dict, fmt: str) -> Series:
@@ -425,8 +429,8 @@ def sampled_series(df: pd.DataFrame, entry: dict, fmt: str) -> Series:
         if _ends(held).nunique() > 1:
             raise Fail("connection", "(none)", f"this {fmt} capture holds {_ends(held).nunique()} connections with "
                                                f"{metric} samples: {directed_listing(held)}; name one with connection")
-    if fmt in _CAPTURES and metric not in ("rtt", "rtt_min"):
-        raise Fail("metric", metric, f"a packet capture ({fmt}) gives rtt and rtt_min here (tshark's "
+    if fmt in _CAPTURES and metric not in RTT_METRICS:
+        raise Fail("metric", metric, f"a packet capture ({fmt}) gives rtt, rtt_min and rtt_max here (tshark's "
                                      "tcp.analysis.ack_rtt); take a goodput or a loss from the receiving tool's "
                                      "printout (iperf's server, ping's statistics)")
     if fmt == "tc_qdisc" and {"kind", "handle", "dev", "parent"} <= set(df.columns):

@@ -16,8 +16,9 @@ Every key of a ``[[measurement]]`` table:
 ``metric`` (required)
     ``goodput`` (the receiver's rate [bit/s]), ``offered_rate`` (what a UDP sender sent
     [bit/s]: iperf and iperf3 client printouts, text or JSON, and the lab's udpclient),
-    ``loss`` (lost/total, a fraction), ``rtt``, ``rtt_min`` [s], ``cwnd`` [segments, or
-    bytes], ``queue`` [packets].
+    ``loss`` (lost/total, a fraction), ``rtt``, ``rtt_min``, ``rtt_max`` [s] (the mean,
+    smallest and largest RTT sample in the window), ``cwnd`` [segments, or bytes],
+    ``queue`` [packets].
 ``file`` or ``files`` (one of the two)
     The tool's output, relative to the manifest. ``files`` lists several files for one
     value (three connections of h2) and needs ``combine``. A file outside the manifest's
@@ -130,6 +131,7 @@ import pandas as pd
 from ._common import MalformedLinesWarning
 from ._manifest_eval import CWND_BYTES_UNIT, UNITS, Part, evaluate, window_text
 from ._manifest_files import MAX_QUOTE_CHARS, PathProblem, one_line, resolve_file, show
+from ._manifest_sampled import RTT_METRICS
 from ._manifest_table import table_rows
 from ._manifest_window import Fail, num_text
 
@@ -143,6 +145,7 @@ METRICS = {
     "loss": (UNITS["loss"], "mean"),
     "rtt": (UNITS["rtt"], "mean"),
     "rtt_min": (UNITS["rtt_min"], "min"),
+    "rtt_max": (UNITS["rtt_max"], "max"),
     "cwnd": (UNITS["cwnd"], "mean"),
     "queue": (UNITS["queue"], "mean"),
 }
@@ -354,7 +357,7 @@ def _check_combine(p, i, e, metric: str, c: str) -> None:
                                      "datagrams of all files over their total")
     if metric != "loss" and c == "pooled":
         _fail(p, i, e, "combine", c, "\"pooled\" (lost over total) applies to a loss; use \"sum\" or \"mean\"")
-    if metric in ("rtt", "rtt_min") and c == "sum":
+    if metric in RTT_METRICS and c == "sum":
         _fail(p, i, e, "combine", c, "a sum of RTTs means nothing; use combine = \"mean\"")
 
 
