@@ -488,6 +488,19 @@ def queue_delays_from_rtts(paths, rtts_s, base_rtts_s):
         out.attrs.update(used=known, residual_s=float("nan"), redundant=None, note=note,
                          fit="no delays inferred, so no misfit")
         return out
+    for f in known:
+        try:
+            rtt, b = float(rtts_s[f]), float(base[f] if isinstance(base, Mapping) else base)
+        except (TypeError, ValueError):
+            continue  # not numbers: infer_queue_delays names the argument
+        if rtt < b:
+            # a measured RTT below the base: the file comes from a network with less propagation
+            # delay than the one assumed (no netem, another delay); infer_queue_delays would only
+            # say rtt_s < base_rtt_s, without whose RTT or what to do
+            raise ValueError(f"rtt_s must not be below base_rtt_s: the measured RTT of {f} is {rtt:g} s, "
+                             f"below the base of {b:g} s; base_rtts_s is the RTT of your network without "
+                             "queueing (the handout's netem delays): pass yours, e.g. the smallest RTT you measured "
+                             "on an idle path")
     d = infer_queue_delays({f: paths[f] for f in known}, {f: rtts_s[f] for f in known}, base)
     out = d.reindex(queues)
     out.attrs = dict(d.attrs)

@@ -271,6 +271,14 @@ def test_from_rtts_fewer_than_two_leave_the_delays_undetermined(known):
 def test_from_rtts_checks_what_it_uses():
     with pytest.raises(ValueError, match="must not be below base_rtt_s"):
         queue_delays_from_rtts(HANDOUT_PATHS, dict(HANDOUT_RTTS, **{"2to3": 0.25}), 0.3)
+    # RTTs measured without netem (queues only, as on a machine without it: 103, 101 and 203 ms)
+    # against the handout's 300 ms base: the message names the flow and what base_rtts_s is
+    with pytest.raises(ValueError, match=r"measured RTT of 1to2 is 0\.103 s, below the base of 0\.3 s; "
+                                         r"base_rtts_s is the RTT of your network without queueing"):
+        queue_delays_from_rtts(HANDOUT_PATHS, {"1to2": 0.103, "2to3": 0.101, "1to3": 0.203}, 0.3)
+    # with a base of 1 ms the queues' least-squares delays solve [[2, 1], [1, 2]] x = [304, 302] ms
+    own = queue_delays_from_rtts(HANDOUT_PATHS, {"1to2": 0.103, "2to3": 0.101, "1to3": 0.203}, 0.001)
+    assert _ms(own) == pytest.approx([102.0, 100.0], abs=1e-6)
     with pytest.raises(ValueError, match=r"paths\['a'\] must be a list of queue names"):
         queue_delays_from_rtts({"a": "R1"}, {"a": 0.35}, 0.3)
     per_flow = queue_delays_from_rtts(HANDOUT_PATHS, dict(HANDOUT_RTTS, **{"1to3": float("nan")}),
