@@ -586,6 +586,19 @@ def test_ss_connections_of_comparable_size_are_listed(tmp_path):
     assert r.n_samples == 10
 
 
+def test_ss_a_peer_address_or_server_port_names_the_data_connection(tmp_path):
+    # iperf3's control connection has the same peer and server port as its data connection:
+    # of the two a key matches, the one that carried the data is taken (a student's connection =
+    # "10.77.0.2" was always refused)
+    ss_rows, ss_first = ss_text(MF / "ss_two_connections.txt")
+    data = max({(a, b) for _, a, b, _, _, _ in ss_rows}, key=lambda c: max(x[5] for x in ss_rows if (x[1], x[2]) == c))
+    inside = [x[3] for x in ss_rows if (x[1], x[2]) == data and 1 <= x[0] - ss_first <= 4]
+    for key in (data[1].rsplit(":", 1)[0], ":" + data[1].rsplit(":", 1)[1]):
+        r = build(tmp_path, MF / "ss_two_connections.txt", metric="cwnd", window_s=[1, 4], connection=key)
+        assert r.value == pytest.approx(sum(inside) / len(inside), rel=1e-12) and r.n_samples == len(inside)
+        assert f"connection = {key!r} matched 2 connections" in r.note and "carried the data" in r.note
+
+
 def test_tcp_probe_takes_the_data_connection_and_its_sender(tmp_path):
     r = build(tmp_path, REC / "tcp_probe_trace.txt.gz", metric="cwnd")
     assert "carried the data" in r.note and "connection" in r.defaults.split()

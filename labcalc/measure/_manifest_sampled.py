@@ -197,8 +197,9 @@ def _ends(df: pd.DataFrame) -> pd.Series:
     return pd.Series(np.where(a <= b, a + " <-> " + b, b + " <-> " + a), index=df.index)
 
 
-def pick_connection(df: pd.DataFrame, wanted: str) -> pd.DataFrame:
-    """The rows of one connection: those whose ``src`` or ``dst`` endpoint matches *wanted*."""
+def pick_connection(df: pd.DataFrame, wanted: str, several: bool = False) -> pd.DataFrame:
+    """The rows of one connection: those whose ``src`` or ``dst`` endpoint matches *wanted*
+    (with *several*, of every connection it matches)."""
     if "src" not in df.columns or "dst" not in df.columns:
         raise Fail("connection", wanted, f"this {df.attrs.get('format', '?')} file names no connections "
                                          "(no src/dst columns)")
@@ -219,12 +220,31 @@ def pick_connection(df: pd.DataFrame, wanted: str) -> pd.DataFrame:
     out = df[hit]
     out.attrs.update(df.attrs)
     keys = _ends(out)
-    if keys.nunique() > 1:
+    if keys.nunique() > 1 and not several:
         # two flows opposite ways to one port (":5001" is either end of both), or -P streams:
         # their samples would be averaged or one of them kept without a word
         raise Fail("connection", wanted, f"matches {keys.nunique()} connections of this file: "
                                          f"{directed_listing(df, set(keys))}; name one exactly")
     return out
+
+
+def _named_connection(df: pd.DataFrame, wanted: str, fmt: str) -> tuple[pd.DataFrame, list, list]:
+    """The connection *wanted* names in an ss or tcp_probe log. An address or a port often names
+    iperf3's control connection too (same peer, same server port): of the connections it
+    matches, the one that carried the data is taken by the rule used without the key, and the
+    row says so; two that both carried data are refused with the list."""
+    try:
+        return pick_connection(df, wanted), [], []
+    except Fail as exc:
+        if not str(exc.why).startswith("matches "):
+            raise
+        first = exc
+    hit = pick_connection(df, wanted, several=True)
+    try:
+        out, notes, _ = _one_connection(hit, fmt)
+    except Fail:
+        raise first from None
+    return out, [f"connection = {wanted!r} matched {_ends(hit).nunique()} connections; " + notes[0]], []
 
 
 def directed_listing(df: pd.DataFrame, only: set | None = None) -> str:
@@ -411,7 +431,9 @@ def sampled_series(df: pd.DataFrame, entry: dict, fmt: str) -> Series:
     origin = df.attrs.get("time_origin_s")
     if fmt in ("ss", "tcp_probe") and "src" in df.columns:
         if "connection" in entry:
-            df = pick_connection(df, entry["connection"])
+            df, more, keys = _named_connection(df, entry["connection"], fmt)
+            notes += more
+            chosen += keys
         else:
             df, more, keys = _one_connection(df, fmt)
             notes += more
