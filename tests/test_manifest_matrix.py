@@ -599,6 +599,28 @@ def test_ss_a_peer_address_or_server_port_names_the_data_connection(tmp_path):
         assert f"connection = {key!r} matched 2 connections" in r.note and "carried the data" in r.note
 
 
+def test_ss_on_a_host_that_also_receives_a_flow_takes_its_own_sender(tmp_path):
+    # a host that sends one flow and receives another (lab5 part 5's h2): the receiving socket
+    # has no window of a flow and is left out of the choice; before, it outranked the sender
+    text = (MF / "ss_two_connections.txt").read_text()
+    recv = ("ESTAB 0 0 10.77.0.1:5201 10.77.0.9:40000\n\t cubic rtt:0.05/0.02 mss:1448 cwnd:10 bytes_sent:90 "
+            "bytes_acked:91 bytes_received:{n} segs_out:9 segs_in:900\n")
+    out, k = [], 0
+    for line in text.splitlines(keepends=True):
+        out.append(line)
+        if line.startswith("State"):
+            k += 1
+            out.append(recv.format(n=3_000_000 * k))
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "ss.txt").write_text("".join(out))
+    ss_rows, ss_first = ss_text(MF / "ss_two_connections.txt")
+    data = max({(a, b) for _, a, b, _, _, _ in ss_rows}, key=lambda c: max(x[5] for x in ss_rows if (x[1], x[2]) == c))
+    inside = [x[3] for x in ss_rows if (x[1], x[2]) == data and 1 <= x[0] - ss_first <= 4]
+    r = build(tmp_path, tmp_path / "src" / "ss.txt", metric="cwnd", window_s=[1, 4])
+    assert r.value == pytest.approx(sum(inside) / len(inside), rel=1e-12)
+    assert "left out 1 socket(s) that received a flow" in r.note and f"{data[0]} <-> {data[1]}" in r.note
+
+
 def test_tcp_probe_takes_the_data_connection_and_its_sender(tmp_path):
     r = build(tmp_path, REC / "tcp_probe_trace.txt.gz", metric="cwnd")
     assert "carried the data" in r.note and "connection" in r.defaults.split()

@@ -317,6 +317,25 @@ def _carried(df: pd.DataFrame) -> pd.Series | None:
     return None
 
 
+def _without_receivers(df: pd.DataFrame) -> tuple[pd.DataFrame, list]:
+    """An ss log of a host that sends one flow and receives another: the receiving sockets
+    (bytes received, next to nothing sent) have no window or RTT of a flow, so they are left
+    out of the choice of a connection for a cwnd or an RTT (when a socket that sends remains)."""
+    if "bytes_received" not in df.columns or "src" not in df.columns:
+        return df, []
+    keys = _ends(df)
+    got = df.groupby(keys)["bytes_received"].max().fillna(0.0)
+    sent_cols = [c for c in ("bytes_acked", "bytes_sent") if c in df.columns and df[c].notna().any()]
+    sent = df.groupby(keys)[sent_cols].max().max(axis=1).fillna(0.0) if sent_cols else got * 0.0
+    receiving = set(got.index[(got > RECEIVED_BYTES) & (sent * DATA_SHARE < got)])
+    if not receiving or receiving >= set(got.index):
+        return df, []
+    out = df[~keys.isin(receiving)]
+    out.attrs.update(df.attrs)
+    return out, [f"left out {len(receiving)} socket(s) that received a flow and sent none "
+                 f"({', '.join(sorted(receiving)[:3])}): they have no window or RTT of a flow"]
+
+
 def _receiving_end(df: pd.DataFrame, fmt: str, metric: str) -> None:
     """Refuse a window or RTT of an ss log taken where the data arrived: a receiving socket
     sends no data, so its cwnd stays at its initial value and its rtt is the handshake's."""
@@ -435,6 +454,9 @@ def sampled_series(df: pd.DataFrame, entry: dict, fmt: str) -> Series:
             notes += more
             chosen += keys
         else:
+            if fmt == "ss" and metric in RTT_METRICS + ("cwnd",):
+                df, more = _without_receivers(df)
+                notes += more
             df, more, keys = _one_connection(df, fmt)
             notes += more
             chosen += keys
