@@ -320,7 +320,8 @@ def _carried(df: pd.DataFrame) -> pd.Series | None:
 def _without_receivers(df: pd.DataFrame) -> tuple[pd.DataFrame, list]:
     """An ss log of a host that sends one flow and receives another: the receiving sockets
     (bytes received, next to nothing sent) have no window or RTT of a flow, so they are left
-    out of the choice of a connection for a cwnd or an RTT (when a socket that sends remains)."""
+    out of the choice of a connection for a cwnd or an RTT, when a socket that sent a flow
+    remains (on an iperf3 server only its control connection would: that log is refused)."""
     if "bytes_received" not in df.columns or "src" not in df.columns:
         return df, []
     keys = _ends(df)
@@ -328,7 +329,8 @@ def _without_receivers(df: pd.DataFrame) -> tuple[pd.DataFrame, list]:
     sent_cols = [c for c in ("bytes_acked", "bytes_sent") if c in df.columns and df[c].notna().any()]
     sent = df.groupby(keys)[sent_cols].max().max(axis=1).fillna(0.0) if sent_cols else got * 0.0
     receiving = set(got.index[(got > RECEIVED_BYTES) & (sent * DATA_SHARE < got)])
-    if not receiving or receiving >= set(got.index):
+    senders = set(sent.index[sent > RECEIVED_BYTES]) - receiving   # a flow, not iperf3's control connection
+    if not receiving or not senders:
         return df, []
     out = df[~keys.isin(receiving)]
     out.attrs.update(df.attrs)
