@@ -167,6 +167,8 @@ def _add_sim_parsers(sub) -> None:
     p_sim.add_argument("--queue-packets", type=int, default=None, help="queue size of every link [packets]")
     p_sim.add_argument("--error-rate", type=float, default=0.0, help="random loss on the bottleneck [fraction]")
     p_sim.add_argument("--max-packets", type=float, default=5e6, help="refuse longer runs (default 5e6 packets)")
+    p_sim.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+                       help="stop the run after this much wall time once ns-3 is loaded (default: no limit)")
     p_sim.add_argument("-o", "--output", required=True, help="folder to write the files into")
 
     p_sweep = sub.add_parser("sweep", help="run a grid of ns-3 simulations in parallel (cached) and write one table")
@@ -182,6 +184,8 @@ def _add_sim_parsers(sub) -> None:
     p_sweep.add_argument("--error-rate", type=float, default=None, help="random loss on the bottleneck [fraction]")
     p_sweep.add_argument("--max-packets", type=float, default=None, help="refuse longer runs (default 5e6 packets)")
     p_sweep.add_argument("--workers", type=int, default=None, help="worker processes (default: one per core)")
+    p_sweep.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+                         help="stop a run after this much wall time; its row says so (default: no limit)")
     p_sweep.add_argument("--scheduler", default=None,
                          help="address of a Dask scheduler (tcp://host:8786) to run on instead (labcalc[dask])")
     p_sweep.add_argument("--cache-dir", default=None, help="where finished runs are kept (default ~/.cache/labcalc)")
@@ -541,8 +545,8 @@ def _simulate(args) -> int:
     try:
         res = sim.simulate(args.scenario, variant=args.variant, duration_s=args.duration, seed=args.seed,
                            tcp=args.tcp, queue_disc=args.queue_disc, queue_packets=args.queue_packets,
-                           error_rate=args.error_rate, max_packets=args.max_packets)
-    except sim.SimulationUnavailable as exc:
+                           error_rate=args.error_rate, max_packets=args.max_packets, timeout_s=args.timeout)
+    except (sim.SimulationUnavailable, sim.SimulationTimeout) as exc:
         print(f"labcalc: {exc}", file=sys.stderr)
         return 2
     written = res.write(args.output)
@@ -572,7 +576,8 @@ def _sweep(args) -> int:
                                  ("error_rate", args.error_rate), ("max_packets", args.max_packets)) if v is not None}
     try:
         table = sim.sweep(args.scenario, grid, seeds=_parse_seeds(args.seeds), workers=args.workers,
-                          scheduler=args.scheduler, cache_dir=args.cache_dir, cache=not args.no_cache, **options)
+                          scheduler=args.scheduler, cache_dir=args.cache_dir, cache=not args.no_cache,
+                          timeout_s=args.timeout, **options)
     except (sim.SimulationUnavailable, ImportError) as exc:
         print(f"labcalc: {exc}", file=sys.stderr)
         return 2

@@ -132,3 +132,29 @@ def test_convert_counts_its_rows_in_words(tmp_path, capsys):
     assert main(["convert", str(tmp_path / "two.txt"), "-o", str(tmp_path / "two.csv")]) == 0
     n = len(re.findall(r"icmp_seq=\d+", more))
     assert f"({n} rows of ping samples;" in capsys.readouterr().out
+
+
+def test_simulate_and_sweep_pass_their_timeout(monkeypatch, capsys, tmp_path):
+    # --timeout reaches simulate / sweep as timeout_s; a run past it is one line on stderr, exit 2
+    from labcalc import sim
+    from labcalc.sim import runner
+
+    seen = {}
+
+    def simulate(*args, **kw):
+        seen["simulate"] = kw["timeout_s"]
+        raise runner.SimulationTimeout("the run took longer than timeout_s = 0.5 s; its worker was stopped")
+
+    def sweep(*args, **kw):
+        seen["sweep"] = kw["timeout_s"]
+        raise sim.SimulationUnavailable("ns-3 is not installed (test)")
+
+    monkeypatch.setattr(sim, "available", lambda: False)
+    monkeypatch.setattr(sim, "simulate", simulate)
+    monkeypatch.setattr(sim, "sweep", sweep)
+    lab51 = str(scenario_path("lab51"))
+    assert main(["simulate", lab51, "--variant", "A2", "--timeout", "0.5", "-o", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "took longer than timeout_s = 0.5 s" in err and "Traceback" not in err
+    assert main(["sweep", lab51, "--grid", "variant=A2", "--timeout", "7", "-o", str(tmp_path / "g.csv")]) == 2
+    assert seen == {"simulate": 0.5, "sweep": 7.0}
