@@ -15,13 +15,17 @@ with labcalc's writers:
   unfinished attempt as ``-``; the CSV data format writes UTF-8 with a byte-order mark.
   The question text of a slot is Moodle's plain-text summary of the question's HTML
   (entities decoded).
-- **Grade import** (Moodle docs, "Grade import", CSV import; ``grade/import/csv/classes/
-  load_data.php``): the file's identifier column is mapped to ``useremail``,
-  ``username`` or ``useridnumber`` and matched exactly against the users (an unknown
-  user stops the whole import); a grade cell is read by ``unformat_float`` (a decimal
-  point), ``-`` or empty is no grade, a grade above ``gradepointmax`` (100 by default)
-  is refused; columns that are not mapped are ignored; the reader drops a byte-order
-  mark (``csv_import_reader::load_csv_content``).
+- **Grade import** (Moodle docs, "Grade import", CSV import; Moodle 5.1's
+  ``public/grade/import/csv/classes/load_data.php``): the file's identifier column is
+  mapped to ``useremail``, ``username`` or ``useridnumber``; ``check_user_exists``
+  matches an email address or a username without regard to case
+  (``sql_equal(..., false)``), an ID number exactly, and an unknown user stops the
+  whole import; a grade cell is read by ``unformat_float`` (a decimal point), ``-`` or
+  empty is no grade, and ``insert_grade_record`` stops the whole import at a grade
+  above the grade item's maximum (or below its minimum) unless the site allows
+  unlimited grades; columns that are not mapped are ignored (the mapping form's
+  default for a column is "Ignore"); the reader drops a byte-order mark
+  (``csv_import_reader::load_csv_content``).
 """
 
 from __future__ import annotations
@@ -344,8 +348,10 @@ def test_a_responses_report_without_an_identity_column_is_refused_with_the_fix()
         grading.read_answers(b"Last name,First name,State,Response 1\nDoe,Ada,Finished,1\n")
 
 
-def _moodle_import(text: str, users: set[str], identifier: str, item: str, gradepointmax: float = 100.0):
-    """Moodle's CSV grade import, as load_data.php does it: {user: grade or None}."""
+def _moodle_import(text: str, users: set[str], identifier: str, item: str, grademax: float = 100.0):
+    """Moodle's CSV grade import, as load_data.php does it: {user as stored: grade or None}.
+
+    ``grademax`` is the grade item's maximum grade (its minimum is 0)."""
     text = text.removeprefix("\ufeff")  # csv_import_reader drops the byte-order mark
     reader = csv.reader(io.StringIO(text))
     header = [h.strip() for h in next(reader)]
@@ -355,14 +361,17 @@ def _moodle_import(text: str, users: set[str], identifier: str, item: str, grade
         if len(line) <= 1:
             continue
         user = line[i_user].strip()
-        if user not in users:  # matched exactly; an unknown user stops the import
+        if identifier != "ID number":  # emails and usernames: compared without regard to case
+            user = next((u for u in users if u.lower() == user.lower()), user)
+        if user not in users:  # an unknown user stops the import
             raise AssertionError(f"Moodle would stop the import: no user {user!r}")
         value = line[i_item].strip()
         if value in ("", "-"):
             grades[user] = None
             continue
         grade = float(value)  # unformat_float with the decimal point
-        assert 0 <= grade <= gradepointmax, "Moodle refuses a grade above gradepointmax"
+        if not 0 <= grade <= grademax:  # insert_grade_record: gradevaluetoobig / gradevaluetoosmall
+            raise AssertionError(f"Moodle would stop the import: grade {grade} outside 0..{grademax}")
         grades[user] = grade
     return grades
 
@@ -394,12 +403,12 @@ def test_the_grade_import_file_is_what_moodle_reads(tmp_path):
 
 
 def test_the_grade_import_file_matches_moodles_users_as_moodle_stores_them(tmp_path, capsys):
-    # Moodle keeps usernames in lower case (it lowers them when a user is created) and its
-    # import matches the identifier exactly: a class file with "U2501" wrote "U2501",
-    # and the import stopped at it
+    # Moodle keeps usernames in lower case (it lowers them when a user is created); its
+    # import compares usernames without regard to case, and the file says them as stored
     res = grading.grade(grading.read_answers(b"student,question,answer\nU2501,Q4,4.69 Mbit/s\n"
                                              b"u2502,Q4,4.69 Mbit/s\n"), "lab5")
     text = moodle_grade_import(res, identifier="username")
+    assert [line.split(",")[0] for line in text.splitlines()[1:]] == ["u2501", "u2502"]
     got = _moodle_import(text, {"u2501", "u2502"}, "Username", "labcalc lab5")
     assert set(got) == {"u2501", "u2502"}
     # ids that are not email addresses under an "Email address" column: refused with the fix
@@ -414,6 +423,22 @@ def test_the_grade_import_file_matches_moodles_users_as_moodle_stores_them(tmp_p
     assert _moodle_import(moodle_grade_import(by_email, identifier="email"), {"ada@uni.edu"}, "Email address",
                           "Lab 5 quiz") == {"ada@uni.edu": 4.0}
 
+
+
+def test_a_grade_above_the_items_maximum_stops_moodles_import_grade_max_scales_to_it():
+    # Moodle 5.1 refuses the whole file at a grade above the grade item's maximum
+    # (load_data.php insert_grade_record: "gradevaluetoobig"); it does not cut it to the
+    # maximum, as the README said. Points (4 here) on an item out of 2: refused;
+    # scaled with grade_max: imported
+    data = _report([("Ada", "ada@uni.edu", "Finished", [(q, 1, _right(q, 1)) for q in ASKED]),
+                    ("Bob", "bob@uni.edu", "Finished", [(q, 1, "-") for q in ASKED])])
+    res = grading.grade(grading.read_answers(data), assignment=TASK)
+    with pytest.raises(AssertionError, match="grade 4.0 outside 0..2"):
+        _moodle_import(moodle_grade_import(res), {"ada@uni.edu", "bob@uni.edu"}, "Email address", "Lab 5 quiz",
+                       grademax=2.0)
+    got = _moodle_import(moodle_grade_import(res, grade_max=2), {"ada@uni.edu", "bob@uni.edu"}, "Email address",
+                         "Lab 5 quiz", grademax=2.0)
+    assert got == {"ada@uni.edu": 2.0, "bob@uni.edu": 0.0}
 
 def _spreadsheet_resave(text: str) -> str:
     """A spreadsheet opening a CSV and saving it again: every cell that reads as a number

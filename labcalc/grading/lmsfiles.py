@@ -12,8 +12,10 @@ source and documentation, cited below):
   assignment's ``slots`` (the quiz's questions in order);
 - **out**: :func:`moodle_grade_import` writes the CSV file Moodle's gradebook imports
   (*Grades > Import > CSV file*): one identifier column that the import maps to a user
-  field (``useremail``, ``username`` or ``useridnumber``; the import matches the value
-  exactly and stops at the first user it cannot find, so every row is a real student),
+  field (``useremail``, ``username`` or ``useridnumber``, chosen under *Map to*, whose
+  default is Moodle's internal user id; the import matches an email address or a
+  username without regard to case, an ID number exactly, and stops at the first user
+  it cannot find, so every row is a real student),
   one column per grade item, an optional feedback column, and the variant as text
   (``v1526825638187099109``) in a column the import ignores, so that a spreadsheet
   that opens and saves the file keeps its 19 digits.
@@ -200,7 +202,8 @@ def moodle_grade_import(result, *, identifier: str | None = None, grade_item: st
         column the ids came from (a Moodle report's ``Email address`` or
         ``Username``), the assignment's ``[lms] identifier``, else ``email`` when every
         id holds an ``@``, else ``username``. Usernames are written in lower case, as
-        Moodle keeps them; email ids without an ``@`` are refused (the import would
+        Moodle keeps them (its import compares usernames and email addresses without
+        regard to case, ID numbers exactly); email ids without an ``@`` are refused (the import would
         stop at the first).
     grade_item : str, optional
         Header of the grade column (the assignment's ``[lms] grade_item`` or title,
@@ -231,12 +234,13 @@ def moodle_grade_import(result, *, identifier: str | None = None, grade_item: st
     Notes
     -----
     Grades are plain decimals with a point and at most four decimals; Moodle's import
-    reads them with ``unformat_float``, refuses a grade above the site's maximum
-    (``gradepointmax``, 100 by default: set ``grade_max`` for items out of more), and
-    takes ``-`` or an empty cell as "no grade". Mapped to an existing grade item, a
-    grade above the item's maximum is stored as that maximum (``grade_item::
-    bounded_grade``): without ``grade_max`` the grades are points, so give the item's
-    maximum when the points differ from it. Text cells are neutralised against
+    reads them with ``unformat_float`` (strict: a cell that is not a number stops the
+    import) and takes ``-`` or an empty cell as "no grade". A grade outside the grade
+    item's range (above its maximum grade, or below its minimum) stops the whole import
+    with "gradevaluetoobig" unless the site allows unlimited grades
+    (``gradeimport_csv_load_data::insert_grade_record``, Moodle 5.1; it is not cut to
+    the maximum): without ``grade_max`` the grades are points, so give the item's
+    maximum when the points can exceed it. Text cells are neutralised against
     formula injection (:func:`labcalc.grading.csv_safe`). The variant goes into a
     ``labcalc variant`` column as text (``v`` and the digits), which the import ignores
     unless it is mapped.
@@ -273,7 +277,8 @@ def moodle_grade_import(result, *, identifier: str | None = None, grade_item: st
     g = result.grades
     students = [str(x) for x in g["student"]]
     if header == IDENTIFIER_HEADERS["username"]:
-        # Moodle keeps usernames in lower case and the import matches them exactly
+        # Moodle keeps usernames in lower case (its import compares them without regard to
+        # case: gradeimport_csv_load_data::check_user_exists, Moodle 5.1)
         students = [x.lower() for x in students]
     elif header == IDENTIFIER_HEADERS["email"]:
         odd = next((x for x in students if "@" not in x), None)
