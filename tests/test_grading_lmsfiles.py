@@ -256,6 +256,38 @@ def test_a_download_as_moodle_writes_it_signs_escaped_submitted_attempts_graded(
         "attempt of 'cid@uni.edu' is 'Never submitted': not graded (only 'Finished' or 'Submitted' attempts are)"]
 
 
+
+def test_a_download_of_all_tries_grades_each_questions_last_try():
+    # 'Which tries' = 'All tries' (an interactive quiz): Moodle writes one row per try
+    # (first_or_all_responses_table::load_extra_data), the state only on the row of the
+    # last try (col_state), the email only on the first (col_email), and '-' for a
+    # question on the rows after its last try. Ada tried Q3 three times, Q4 once, Q13.7
+    # twice and left Q29; labcalc graded her last row alone: Q4 and Q13.7 as not answered
+    right = {q: _right(q, 1) for q in ASKED}
+    ada = [_attempt("Ada", "ada@uni.edu", "", [("Q3", 1, "5 bytes"), ("Q4", 1, right["Q4"]), ("Q13.7", 1, "7"),
+                                              ("Q29", 1, "-")]),
+           _attempt("Ada", "", "", [("Q3", 1, "6 bytes"), ("Q4", 1, "-"), ("Q13.7", 1, right["Q13.7"]),
+                                    ("Q29", 1, "-")]),
+           _attempt("Ada", "", "Finished", [("Q3", 1, right["Q3"]), ("Q4", 1, "-"), ("Q13.7", 1, "-"),
+                                            ("Q29", 1, "-")])]
+    for line in ada[:2]:
+        line[7] = ""  # col_sumgrades: only on the row of the last try
+    bob = _attempt("Bob", "bob@uni.edu", "Finished", [(q, 1, right[q]) for q in ASKED])  # one try each
+    # Cid's first try only ('First try' download of an attempt tried twice): no row has its state
+    cid = _attempt("Cid", "cid@uni.edu", "", [(q, 1, right[q]) for q in ASKED])
+    cid[7] = ""
+    data = _openspout_csv([_head()] + ada + [bob, cid])
+    res = grading.grade(grading.read_answers(data), assignment=TASK)
+    g = res.grades.set_index("student")
+    assert sorted(g.index) == ["ada@uni.edu", "bob@uni.edu"]
+    assert g.loc["ada@uni.edu", "total"] == 3 and g.loc["bob@uni.edu", "total"] == 4
+    d = res.detail.set_index(["student", "question"])
+    assert d.loc[("ada@uni.edu", "Q29"), "diagnosis"] == "empty"
+    assert [(p.row, p.reason) for p in res.problems] == [
+        (6, "a row of an earlier try of 'cid@uni.edu' (no state: the report was downloaded with 'Which tries' = "
+            "'First try' or 'All tries'), and no row of the attempt's last try follows it; download the report "
+            "with 'Which tries' = 'Last try'")]
+
 def test_a_site_in_another_language_names_its_finished_state_in_the_assignment(tmp_path, capsys):
     rows = [_head(), _attempt("Ada", "ada@uni.edu", "Terminé", [(q, 1, _right(q, 1)) for q in ASKED])]
     data = _openspout_csv(rows)

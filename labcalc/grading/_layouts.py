@@ -21,6 +21,16 @@ Private to :mod:`labcalc.grading`. Two layouts are read:
   ``Submitted`` (Moodle 5's state for a submitted attempt whose automatic grading is
   still queued: its responses are final).
 
+  Downloaded with *Which tries* = *All tries* (an interactive quiz, several tries per
+  question), an attempt is several rows, one per try
+  (``first_or_all_responses_table::load_extra_data``): only the last row has the
+  state (``col_state`` writes it on the row of the last try of all questions, nothing
+  on the others), only the first has the email address (``col_email``), and a
+  question tried fewer times than the most tried one is ``-`` on the rows after its
+  last try. The rows of one attempt (same student, same ``Started on``) are read
+  together here: each question's last response in them is graded. Rows of earlier
+  tries that no row with a state follows (*First try*) are reported, not graded.
+
 Any other layout is read through a column mapping (labcalc's field -> the file's header;
 for ``response`` and ``question_text``, the prefix of the numbered columns, such as
 ``"Antwort"`` for ``Antwort 1``, ``Antwort 2`` ...).
@@ -77,6 +87,9 @@ class Layout:
         Column of the student id; ``id_column`` is its header as written.
     question, answer, variant, state : int or None
         Columns of the long layout (``variant`` and ``state`` optional).
+    started : int or None
+        Column of the attempt's start time (``Started on``), which tells the rows of
+        one attempt's tries apart from the next attempt's.
     responses : list of (int, int)
         ``(column, slot)`` of each response column (responses layout).
     texts : dict
@@ -95,6 +108,7 @@ class Layout:
     answer: int | None = None
     variant: int | None = None
     state: int | None = None
+    started: int | None = None
     responses: list = field(default_factory=list)
     texts: dict = field(default_factory=dict)
     finished: tuple = GRADED_STATES
@@ -111,6 +125,7 @@ class Layout:
         data); a record holding one in a field it uses is reported and skipped.
         """
         n = self.n_columns
+        tries = None  # the rows of earlier tries of the attempt being read (see _earlier_try)
         for row, fields, error in records:
             if error is not None:
                 yield row, None, error
@@ -129,7 +144,47 @@ class Layout:
                 yield row, [fields[self.student], fields[self.question], fields[self.answer],
                             fields[self.variant] if self.variant is not None else "", ""], None
                 continue
+            if self.state is not None:
+                tries, fields, unread = self._tries(tries, row, fields)
+                yield from unread
+                if fields is None:
+                    continue
             yield from self._attempt(row, fields, control)
+        if tries is not None:
+            yield from _unread_tries(tries)
+
+    def _tries(self, tries, row, fields):
+        """Fold the rows of an "All tries" download into the row of the attempt's last try.
+
+        Returns ``(tries, fields, unread)``: the rows of earlier tries kept so far (a
+        dict, or None), the fields to read now (None while the attempt's last row is
+        still to come), and the error rows of earlier tries no last row took.
+        """
+        student = _unescaped(fields[self.student]).strip()
+        started = fields[self.started].strip() if self.started is not None else ""
+        same = tries is not None and started == tries["started"] and (
+            not student or student.lower() == tries["student"].lower())
+        unread = [] if same or tries is None else list(_unread_tries(tries))
+        if not same:
+            tries = None
+        if fields[self.state].strip():  # the attempt's last row (or a one-row attempt)
+            if tries is not None:
+                fields = list(fields)
+                if not student:
+                    fields[self.student] = tries["student"]
+                for column, slot in self.responses:
+                    if fields[column].strip() == NO_RESPONSE and slot in tries["answers"]:
+                        fields[column] = tries["answers"][slot]
+            return None, fields, unread
+        if tries is None:
+            if not student:  # not a try of an attempt: read (and reported) as it is
+                return None, fields, unread
+            tries = {"student": student, "started": started, "rows": [], "answers": {}}
+        tries["rows"].append(row)
+        for column, slot in self.responses:  # a question's later try replaces its earlier one
+            if fields[column].strip() != NO_RESPONSE:
+                tries["answers"][slot] = fields[column]
+        return tries, None, unread
 
     def _attempt(self, row, fields, control):
         """The answers of one attempt (one row of a responses report)."""
@@ -160,6 +215,15 @@ class Layout:
                 continue
             answer = "" if answer.strip() == NO_RESPONSE else answer
             yield row, [student, f"{SLOT_PREFIX}{slot}", answer, "", text], None
+
+
+def _unread_tries(tries):
+    """Error rows for the rows of earlier tries that no row of the attempt's last try took."""
+    for row in tries["rows"]:
+        yield row, None, (f"a row of an earlier try of {tries['student'][:40]!r} (no state: the report was "
+                          f"downloaded with 'Which tries' = 'First try' or 'All tries'), and no row of the "
+                          f"attempt's last try follows it; download the report with 'Which tries' = "
+                          f"'Last try'")
 
 
 def _unescaped(cell: str) -> str:
@@ -254,9 +318,10 @@ def find_layout(header: list[str], columns: list[str], mapping=None) -> Layout:
             raise LayoutError(f"column {columns[student]!r} appears twice")
     texts = _numbered(columns, mapping.get("question_text", "question").strip().lower())
     state = column("state", False)
+    started = column("started on", False)
     other_ids = tuple(header[position[c]].strip() for c in IDENTITY_COLUMNS
                       if c in position and position[c] != student)
-    return Layout("responses", len(columns), student, header[student].strip(), state=state,
+    return Layout("responses", len(columns), student, header[student].strip(), state=state, started=started,
                   responses=sorted(((c, slot) for slot, c in responses.items()), key=lambda cs: cs[1]),
                   texts=texts, finished=_finished(mapping.get("finished")), other_ids=other_ids)
 
