@@ -110,9 +110,10 @@ def simulate(scenario, *, variant: str | None = None, duration_s: float = 30.0, 
         summary and a manifest on ``<flow>-goodput.csv`` give the same number; a flow then
         needs at least 8 goodput intervals.
     udp_arrivals : {"poisson", "periodic"}, default "poisson"
-        Gaps between a UDP flow's datagrams: exponential at the mean rate, or all equal.
-        Equal gaps are what iperf sends, but with ns-3's exact clocks two links whose
-        rates are in a simple ratio then serve packets in lock-step and drop-tail starves
+        Gaps between a UDP flow's datagrams: exponential at the mean rate, or all equal;
+        the first datagram leaves at the flow's start (as ns-3's ``UdpClient`` sends;
+        ``OnOffApplication`` sends one gap later). Equal gaps are what iperf sends, but
+        with ns-3's exact clocks two links whose rates are in a simple ratio then serve packets in lock-step and drop-tail starves
         or favours a flow by its phase (Floyd and Jacobson's "phase effects"); random
         gaps give the proportional split that :func:`labcalc.openloop.fifo_split` assumes.
     delayed_ack_count : int, default 1
@@ -185,17 +186,21 @@ def simulate(scenario, *, variant: str | None = None, duration_s: float = 30.0, 
     accounting), i.e. the packet rate the scenario means.
 
     Behaviour: TCP segments of 1448 bytes with timestamps and SACK, IW10, one ACK per
-    ``delayed_ack_count`` segments, RTO = SRTT + max(4 RTTVAR, 200 ms) as Linux (``linux_rto``), classic NewReno loss recovery (RFC 6582), 6 MiB socket
-    buffers by default (``socket_buffer_bytes``), SYN timeout 1 s and 15 data
-    retransmissions before a connection is dropped (Linux's ``TCP_TIMEOUT_INIT`` and
+    ``delayed_ack_count`` segments (ns-3's default: 2), RTO = SRTT + max(4 RTTVAR, 200 ms)
+    as Linux (``linux_rto``), classic NewReno loss recovery (RFC 6582; ns-3.44's default is
+    PRR), 6 MiB socket buffers by default (``socket_buffer_bytes``), SYN timeout 1 s and 15
+    data retransmissions before a connection is dropped (Linux's ``TCP_TIMEOUT_INIT`` and
     ``tcp_retries2``; ns-3's defaults are 3 s and 6), RTT samples from the timestamp echo
-    (``ts_rtt``); all of them are recorded in ``attrs["tcp_defaults"]`` and
-    ``attrs["ts_rtt"]``. Each queue disc sits in front of a
-    device queue of one packet, so a link holds up to ``queue_packets`` + 1 waiting
-    packets plus the one being sent. A flow's ``rtt_s`` (scenario ``rtt_ms``) above
-    twice the delay of its route is added as delay on its private receiver link, half in
-    each direction. Goodput is the payload the receiver's ``PacketSink`` counted per
-    interval; ``summary.goodput_bps`` is over the window after the warm-up.
+    (``ts_rtt``); all of them are recorded in ``attrs`` (``tcp_defaults``,
+    ``segment_bytes``, ``delayed_ack_count``, ``sack``, ``ts_rtt``, ``linux_rto``). Each
+    queue disc sits in front of a device queue of one packet, so a link holds up to
+    ``queue_packets`` + 1 waiting packets plus the one being sent. Each flow has a sender
+    and a receiver node of its own, joined to the ends of its route by private links ten
+    times faster than the fastest link or UDP rate, without delay, with 1000-packet
+    drop-tail queues (:mod:`labcalc.sim.planning`, "Topology"). A flow's ``rtt_s`` (scenario
+    ``rtt_ms``) above twice the delay of its route is added as delay on its private receiver
+    link, half in each direction. Goodput is the payload the receiver's ``PacketSink``
+    counted per interval; ``summary.goodput_bps`` is over the window after the warm-up.
 
     Timeouts behind a long queue: a TCP sender's retransmission timer (RTO = smoothed RTT +
     4 x its variation, at least 200 ms) tracks the RTT only through its samples. When a
