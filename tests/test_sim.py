@@ -420,6 +420,23 @@ def test_linux_rto_keeps_a_fast_retransmission_behind_a_full_queue_from_timing_o
     assert sim.plan(Network({"l": 5e6}, {"a": ["l"]}), ts_rtt=False).linux_rto is False
 
 
+# Received bytes and bottleneck drops of scripts/ns3_independent_check.py, an ns-3 script
+# written without labcalc from the README's and simulate's documented settings (its output on
+# this machine, ns3 3.44.post0): two NewReno flows, 10 Mbit/s, 20 ms, 20 s, drop-tail queue of
+# 100 (scenario a) or 20 packets (scenario c).
+PLAIN_NS3 = {100: ({"f1": 12122656, "f2": 11837400}, 145), 20: ({"f1": 11533320, "f2": 11403000}, 100)}
+
+
+@pytest.mark.parametrize("queue_packets", [100, 20])
+def test_with_ts_rtt_off_a_network_gives_the_bytes_of_a_plain_ns3_script(ns3, queue_packets):
+    net = Network({"bn": Link(10e6, delay_s=0.02, buffer_packets=queue_packets)}, {"f1": ["bn"], "f2": ["bn"]})
+    res = sim.simulate(net, tcp="NewReno", duration_s=20, seed=1, ts_rtt=False)
+    received, drops = PLAIN_NS3[queue_packets]
+    assert res.goodput.groupby("flow")["bytes"].sum().to_dict() == received
+    assert int(res.queue[res.queue.link == "bn"].drops.iloc[-1]) == drops
+    assert int(res.summary.lost_packets.sum()) == drops               # nothing lost anywhere else
+
+
 def test_a_host_never_drops_its_own_tcp_segments(ns3):
     # one connection whose own interface is as fast as the next link: ns-3 has no backpressure
     # from a queue to the socket, so a plain drop-tail queue at the host overflows in slow start
