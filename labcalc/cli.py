@@ -115,8 +115,8 @@ def _build_parser() -> argparse.ArgumentParser:
     p_grade.add_argument("--max-bytes", type=int, default=None, help="refuse larger answers files")
     p_grade.add_argument("--lms", default=None, choices=_LMS,
                          help="the course grades the exported quiz (Moodle XML) in Moodle, on a site in this "
-                              "language: give Moodle's grade, and say in the feedback where labcalc's differs and "
-                              "why")
+                              "language (-mysql: a Moodle on MySQL/MariaDB): give Moodle's grade, and say in the "
+                              "feedback where labcalc's differs and why")
     p_grade.add_argument("--assignment", default=None,
                          help="assignment TOML: the questions asked, their points, tolerances and slip credits "
                               "(the same file as for labcalc export)")
@@ -146,7 +146,9 @@ def _build_parser() -> argparse.ArgumentParser:
     p_export.add_argument("--accounting", default=None, choices=["wire", "frame", "tc", "ip"],
                           help="byte accounting (default: the assignment's, else wire)")
     p_export.add_argument("--lms", default="moodle-en", choices=_LMS,
-                          help="the Moodle site the XML quiz is for, by its language (default moodle-en)")
+                          help="the Moodle site the XML quiz is for, by its language (default moodle-en); "
+                               "-mysql for a Moodle on MySQL/MariaDB, whose import refuses unit names that differ "
+                               "only in letter case")
     p_export.add_argument("-o", "--output", default=None, help="file to write (default: standard output)")
 
     _add_sim_parsers(sub)
@@ -194,7 +196,7 @@ def _add_sim_parsers(sub) -> None:
 
 
 #: The LMS modes (labcalc.grading.moodle.LMS_NAMES, written out: the parser stays light).
-_LMS = ["moodle-en", "moodle-fr", "moodle-de"]
+_LMS = ["moodle-en", "moodle-fr", "moodle-de", "moodle-en-mysql", "moodle-fr-mysql", "moodle-de-mysql"]
 
 
 #: --grid names whose values are names, kept as text (a variant may be called "1").

@@ -774,3 +774,44 @@ def test_moodle_mode_and_export_for_a_lab_outside_the_registry():
     assert key.values[0] == 2.5e6
     assert res.detail["score"].tolist() == [0.0, 1.0] and res.detail["labcalc_score"].tolist() == [1.0, 1.0]
     assert len(_questions(grading.moodle_xml(LAB, [1, 2]))) == 2 * len(key.ids)
+
+
+# --- a Moodle on MySQL or MariaDB ---------------------------------------------------------------------
+# question_numerical_units has a unique index on (question, unit); MySQL's utf8mb4_unicode_ci ignores
+# letter case, so 'b/s' and 'B/s' (or 'Mbit/s' and 'Mbit/S') in one question stop the import with a
+# duplicate key. The -mysql modes write one name per letter-case group and grade as that quiz.
+
+def test_a_mysql_quiz_lists_each_unit_name_in_one_letter_case_only():
+    xml = grading.moodle_xml("lab5", [1], answer_ids=["Q3", "Q4", "Q13.7"], lms="moodle-en-mysql")
+    questions = [e for e in fromstring(xml) if e.get("type") == "numerical"]
+    assert len(questions) == 3
+    for q in questions:
+        names = [u.find("unit_name").text for u in q.findall("units/unit")]
+        assert len({n.casefold() for n in names}) == len(names), q.find("idnumber").text
+    default = grading.moodle_xml("lab5", [1], answer_ids=["Q4"])
+    rate = [e for e in fromstring(default) if e.get("type") == "numerical"][0]
+    every = [(u.find("unit_name").text, float(u.find("multiplier").text)) for u in rate.findall("units/unit")]
+    assert len({n.casefold() for n, _ in every}) < len(every)      # PostgreSQL's quiz keeps every case
+    # the MySQL list: the first of each group, in the same order and with the same multipliers
+    kept, seen = [], set()
+    for name, multiplier in every:
+        if name.casefold() not in seen:
+            seen.add(name.casefold())
+            kept.append((name, multiplier))
+    mysql_rate = [e for e in fromstring(xml) if e.get("type") == "numerical" and "Q4" in e.find("idnumber").text][0]
+    assert [(u.find("unit_name").text, float(u.find("multiplier").text))
+            for u in mysql_rate.findall("units/unit")] == kept
+    assert kept[0] == ("Mbit/s", 1.0) and "Mbit/S" not in dict(kept)
+    assert "on MySQL or MariaDB" in xml and "--lms moodle-en-mysql" in xml
+
+
+def test_the_mysql_mode_grades_as_that_quiz():
+    answers = pd.DataFrame({"student": ["ada", "bob"], "question": ["Q4", "Q4"],
+                            "answer": ["4.69 Mbit/s", "4.69 Mbit/S"]})
+    on_pg = grading.grade(answers, "lab5", lms="moodle-en").detail.set_index("student")
+    on_mysql = grading.grade(answers, "lab5", lms="moodle-en-mysql").detail.set_index("student")
+    assert on_pg.loc["bob", "score"] == 1.0 and on_mysql.loc["bob", "score"] == 0.0
+    assert on_mysql.loc["ada", "score"] == 1.0 and on_mysql.loc["bob", "labcalc_score"] == 1.0
+    assert "Mbit/s" in on_mysql.loc["bob", "message"]
+    check = grading.cell_checker("lab5", lms="moodle-de-mysql")
+    assert check("Q4", "4,69 Mbit/S", quiet=True).score == 0.0 and check("Q4", "4,69 Mbit/s", quiet=True).score == 1.0

@@ -111,108 +111,17 @@ from labcalc.grading.check import is_percent_unit
 from labcalc.grading.diagnosis import (CONTEXT_SLIPS, ROUNDING_FACTOR, SLIP_BAND, SLIPS, credit_table, evaluate,
                                        other_accountings, slip_candidates, tolerance_band)
 from labcalc.grading.messages import NONNEGATIVE_NAME, slip_hint, times_text
-from labcalc.grading.moodle import site_language
+from labcalc.grading.moodle import site_language, unit_case_folded
+from labcalc.grading.quizunits import UNIT_CHOICES, unit_choices, unit_names
 from labcalc.grading.quiztext import question_text, rounded_bands
 
 __all__ = ["moodle_xml", "gift", "quiz_items", "nearest_fraction", "unit_names", "MOODLE_FRACTIONS",
-           "UNIT_CHOICES"]
+           "UNIT_CHOICES", "unit_choices"]
 
 #: The grades Moodle accepts for an answer [percent].
 MOODLE_FRACTIONS = (100.0, 90.0, 83.33333, 80.0, 75.0, 70.0, 66.66667, 60.0, 50.0, 40.0,
                     33.33333, 30.0, 25.0, 20.0, 16.66667, 14.28571, 12.5, 11.11111, 10.0,
                     5.0, 0.0)
-
-class _UnitChoices(Mapping):
-    """Display unit -> the unit spellings written into a question, built when first asked.
-
-    Derived from :func:`labcalc.units.unit_spellings` (the spellings the answer grammar
-    accepts), so the quiz offers what ``labcalc grade`` reads. The display unit comes
-    first with multiplier 1 (Moodle reads a bare number in its first unit); each other
-    spelling carries Moodle's multiplier: how many of it make one display unit.
-    """
-
-    _DISPLAY = ("Mbit/s", "bytes", "ms", "%", "")
-
-    def __init__(self):
-        self._cache: dict[str, tuple[tuple[str, float], ...]] = {}
-
-    def __getitem__(self, unit):
-        if unit not in self._DISPLAY:
-            raise KeyError(unit)
-        if unit not in self._cache:
-            if unit in ("%", ""):
-                self._cache[unit] = ()  # asked as a fraction / a plain number: no unit
-            else:
-                from labcalc.units import unit_scale, unit_spellings
-
-                size, base = unit_scale(unit)
-                spellings = [(unit, size)] + [(n, f) for n, f in unit_spellings(base) if n != unit]
-                listed = {n for n, _ in spellings}
-                for name in _EXTRA_SPELLINGS[base]:
-                    try:
-                        factor, found = unit_scale(name)
-                    except ValueError:
-                        continue
-                    if found == base and name not in listed:
-                        spellings.append((name, factor))
-                        listed.add(name)
-                self._cache[unit] = tuple((n, _clean(size / f)) for n, f in spellings)
-        return self._cache[unit]
-
-    def __iter__(self):
-        return iter(self._DISPLAY)
-
-    def __len__(self):
-        return len(self._DISPLAY)
-
-
-#: Spellings labcalc reads that Moodle can match (no space) and students type, beyond
-#: :func:`labcalc.units.unit_spellings` (lower-case and capitalised words): a capital
-#: S after the slash ("Mbit/S"), all-capital rates and sizes ("MBIT/S", "KBYTES"),
-#: "octets" and all-capital time words. Moodle matches unit names letter for letter,
-#: and no finite list holds every letter case labcalc reads: these are the common
-#: ones, within the size budget of the module documentation; the question text says
-#: how to type a unit (:func:`labcalc.grading.moodle.how_to_answer`), and labcalc's
-#: Moodle mode (:mod:`labcalc.grading.lms`) names any other spelling as one Moodle
-#: will not read.
-_EXTRA_SPELLINGS = {
-    "bit/s": tuple(f"{p}{d}/S" for p in ("", "k", "K", "M", "G") for d in ("b", "B", "bit", "bits")) + tuple(
-        f"{p}{d}/{t}" for p in ("", "K", "M", "G") for d in ("BIT", "BITS") for t in ("S", "SEC")),
-    "byte": ("octet", "octets", "Octet", "Octets", "BIT", "BITS", "BYTE", "BYTES", "KBIT", "KBITS",
-             "KBYTE", "KBYTES", "MBIT", "MBITS", "MBYTE", "MBYTES"),
-    "s": ("SEC", "SECS", "SECOND", "SECONDS", "MILLISECOND", "MILLISECONDS", "MICROSECOND", "MICROSECONDS"),
-}
-
-
-def _clean(x: float) -> float:
-    """``x`` with the floating-point noise of a unit ratio removed (1000.0000000000001 -> 1000)."""
-    return float(f"{x:.15g}")
-
-
-#: Units offered for each display unit, with Moodle multipliers (how many of the unit
-#: make one display unit); see :class:`_UnitChoices`.
-UNIT_CHOICES: Mapping[str, Sequence[tuple[str, float]]] = _UnitChoices()
-
-@functools.lru_cache(maxsize=None)
-def unit_names(unit: str) -> frozenset:
-    """The unit names a question asked in ``unit`` lists (:data:`UNIT_CHOICES`).
-
-    Parameters
-    ----------
-    unit : str
-        A display unit (``"Mbit/s"``); another unit lists none.
-
-    Returns
-    -------
-    frozenset of str
-
-    Examples
-    --------
-    >>> "Mbit/S" in unit_names("Mbit/s"), unit_names("")
-    (True, frozenset())
-    """
-    return frozenset(name for name, _ in UNIT_CHOICES.get(unit, ()))
-
 
 @functools.lru_cache(maxsize=1024)
 def nearest_fraction(share: float) -> float:
@@ -627,9 +536,9 @@ def _html_text(text: str) -> str:
 
 
 @functools.lru_cache(maxsize=None)
-def _units_xml(unit: str) -> str:
+def _units_xml(unit: str, fold_case: bool = False) -> str:
     """The ``<units>`` element of a question asked in ``unit``, written once per unit."""
-    choices = UNIT_CHOICES.get(unit, ((unit, 1.0),))
+    choices = unit_choices(unit, fold_case)
     if not choices:
         return ""
     lines = "".join(f"      <unit><multiplier>{_fmt(m)}</multiplier><unit_name>{_xml_text(n)}</unit_name></unit>\n"
@@ -655,10 +564,13 @@ def moodle_xml(lab=None, seeds: Iterable[int] | None = None, *,
         questions (labcalc never assumes a unit: 1.0 gives no points without one).
         Percent questions are asked as fractions and plain numbers have no unit: a
         response with a unit gets Moodle's "number without a unit" message.
-    lms : {"moodle-en", "moodle-fr", "moodle-de"}, default "moodle-en"
+    lms : str, default "moodle-en"
         The Moodle site the quiz is written for, by its language (whose decimal and
         thousands separators change how Moodle reads a number: see
-        :mod:`labcalc.grading.moodle`). Each category's description states it, and
+        :mod:`labcalc.grading.moodle`): ``"moodle-en"``, ``"moodle-fr"``, ``"moodle-de"``,
+        each also with ``"-mysql"`` for a Moodle on MySQL or MariaDB, whose import refuses
+        unit names that differ only in letter case (one per group is then written:
+        :func:`labcalc.grading.moodle.unit_case_folded`). Each category's description states it, and
         each question's text says how to type an answer there
         (:func:`labcalc.grading.moodle.how_to_answer`); grade with ``labcalc grade
         --lms`` and the same value to see Moodle's grades.
@@ -693,8 +605,10 @@ def moodle_xml(lab=None, seeds: Iterable[int] | None = None, *,
     if not 0 <= unit_penalty <= 1:
         raise ValueError(f"unit_penalty must be between 0 and 1; got {unit_penalty!r}")
     site = site_language(lms)
-    assumed = (f" Written for a Moodle site in {site.name} ({site.separators()}); labcalc grade --lms "
-               f"moodle-{site.code} grades as it does.")
+    fold = unit_case_folded(lms)
+    on = " on MySQL or MariaDB (each unit name in one letter case)" if fold else ""
+    assumed = (f" Written for a Moodle site in {site.name} ({site.separators()}){on}; labcalc grade --lms "
+               f"moodle-{site.code}{'-mysql' if fold else ''} grades as it does.")
     task = _task(assignment)
     items = _items(lab, seeds, answer_ids, accounting, credit, slips, True, task, site)
     lab = _lab_name(lab if lab is not None else task.lab)
@@ -710,7 +624,7 @@ def moodle_xml(lab=None, seeds: Iterable[int] | None = None, *,
                        f'    <info format="html"><text>{_html_text(f"Variants of {lab} {current}; draw one at random.{assumed}")}'
                        f'</text></info>\n  </question>\n')
         unit = item["unit"]
-        choices = UNIT_CHOICES.get(unit, ((unit, 1.0),))
+        choices = unit_choices(unit, fold)
         idnumber = f"{lab}-{item['id']}-v{item['seed']}"
         out.append(f'  <question type="numerical">\n'
                    f'    <name><text>{_xml_text(item["name"])}</text></name>\n'
@@ -728,7 +642,7 @@ def moodle_xml(lab=None, seeds: Iterable[int] | None = None, *,
                     f'</text><feedback format="html"><text>{_html_text(feedback)}</text></feedback><tolerance>')
             out += (parts[0], value, parts[1], tol, "</tolerance></answer>\n")
         graded = bool(unit)
-        out.append(f'{_units_xml(unit)}'
+        out.append(f'{_units_xml(unit, fold)}'
                    f'    <unitgradingtype>{"1" if graded else "0"}</unitgradingtype>\n'
                    f'    <unitpenalty>{unit_penalty if graded else 0.0:.7f}</unitpenalty>\n'
                    f'    <showunits>{"0" if choices else "3"}</showunits>\n'

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping
 
 from labcalc.grading.check import CheckResult
-from labcalc.grading.moodle import MoodleQuestion, php_stored, site_language
+from labcalc.grading.moodle import MoodleQuestion, php_stored, site_language, unit_case_folded
 
 __all__ = ["AskedQuestion", "moodle_question", "moodle_questions", "moodle_verdict", "moodle_grade_of", "moodle_detail"]
 
@@ -104,7 +104,8 @@ def _credit_key(credit: Mapping[str, float] | None):
 
 def moodle_questions(lab, wanted: Iterable[tuple[str, int]], *, accounting: str = "wire",
                      credit: Mapping[str, float] | None = None,
-                     unit_penalty: float = 1.0, assignment=None) -> dict[tuple[str, int], AskedQuestion]:
+                     unit_penalty: float = 1.0, assignment=None,
+                     lms: str = "moodle-en") -> dict[tuple[str, int], AskedQuestion]:
     """The exported questions of many (answer id, variant) pairs, as Moodle holds them.
 
     Parameters
@@ -121,6 +122,9 @@ def moodle_questions(lab, wanted: Iterable[tuple[str, int]], *, accounting: str 
         The export's unit penalty.
     assignment : Assignment, optional
         The assignment the quiz was exported from (its points, tolerances and credits).
+    lms : str, default "moodle-en"
+        The LMS mode (:data:`labcalc.grading.moodle.LMS_NAMES`): a ``-mysql`` mode's quiz
+        lists each unit name in one letter case (:func:`labcalc.grading.moodle.unit_case_folded`).
 
     Returns
     -------
@@ -144,6 +148,7 @@ def moodle_questions(lab, wanted: Iterable[tuple[str, int]], *, accounting: str 
     from labcalc.labs import get_lab
 
     lab = get_lab(lab)
+    fold = unit_case_folded(lms)
     by_id: dict[str, list[int]] = {}
     for answer_id, seed in wanted:
         by_id.setdefault(answer_id, [])
@@ -154,7 +159,7 @@ def moodle_questions(lab, wanted: Iterable[tuple[str, int]], *, accounting: str 
         for item in quiz_items(lab, seeds, answer_ids=[answer_id], accounting=accounting, credit=credit,
                                assignment=assignment):
             unit = item["unit"]
-            units = _stored_units(unit)
+            units = _stored_units(unit, fold)
             answers = tuple((php_stored(fraction) / 100, php_stored(value), php_stored(tolerance))
                             for fraction, value, tolerance, _ in item["answers"])
             question = MoodleQuestion(answers, units, 1 if units else 0, float(unit_penalty) if units else 0.0)
@@ -163,28 +168,29 @@ def moodle_questions(lab, wanted: Iterable[tuple[str, int]], *, accounting: str 
 
 
 @functools.lru_cache(maxsize=None)
-def _stored_units(unit: str) -> Mapping[str, float]:
+def _stored_units(unit: str, fold_case: bool = False) -> Mapping[str, float]:
     """The unit names of a question asked in ``unit`` as Moodle stores them (the same for
     every question in that unit: computed once)."""
     from types import MappingProxyType
 
-    from labcalc.grading.export import UNIT_CHOICES
+    from labcalc.grading.export import unit_choices
 
     units: dict[str, float] = {}
-    for name, multiplier in UNIT_CHOICES.get(unit, ()):
+    for name, multiplier in (unit_choices(unit, fold_case) if unit else ()):
         units.setdefault(name, php_stored(multiplier))
     return MappingProxyType(units)
 
 
 @functools.lru_cache(maxsize=4096)
 def _cached_question(lab_name: str, answer_id: str, seed: int, accounting: str, credit: tuple,
-                     unit_penalty: float) -> AskedQuestion:
+                     unit_penalty: float, lms: str) -> AskedQuestion:
     return moodle_questions(lab_name, [(answer_id, seed)], accounting=accounting, credit=dict(credit),
-                            unit_penalty=unit_penalty)[answer_id, seed]
+                            unit_penalty=unit_penalty, lms=lms)[answer_id, seed]
 
 
 def moodle_question(lab, answer_id: str, seed: int = 0, *, accounting: str = "wire",
-                    credit: Mapping[str, float] | None = None, unit_penalty: float = 1.0) -> AskedQuestion:
+                    credit: Mapping[str, float] | None = None, unit_penalty: float = 1.0,
+                    lms: str = "moodle-en") -> AskedQuestion:
     """One exported question as Moodle holds it (cached; see :func:`moodle_questions`).
 
     Parameters
@@ -195,7 +201,7 @@ def moodle_question(lab, answer_id: str, seed: int = 0, *, accounting: str = "wi
         ``"Q4"``, ``"Q13.7"``...
     seed : int, default 0
         The variant.
-    accounting, credit, unit_penalty
+    accounting, credit, unit_penalty, lms
         As in :func:`moodle_questions`.
 
     Returns
@@ -212,9 +218,9 @@ def moodle_question(lab, answer_id: str, seed: int = 0, *, accounting: str = "wi
     lab_object = get_lab(lab)
     if LABS.get(lab_object.name) is not lab_object:  # a lab outside the registry: not cached
         return moodle_questions(lab_object, [(answer_id, seed)], accounting=accounting, credit=credit,
-                                unit_penalty=unit_penalty)[answer_id, int(seed)]
+                                unit_penalty=unit_penalty, lms=lms)[answer_id, int(seed)]
     return _cached_question(lab_object.name, answer_id, int(seed), accounting, _credit_key(credit),
-                            float(unit_penalty))
+                            float(unit_penalty), "moodle-en-mysql" if unit_case_folded(lms) else "moodle-en")
 
 
 def _typed(x: float) -> str:
@@ -482,7 +488,8 @@ def moodle_detail(detail, lab, lms, *, accounting: str = "wire", credit: Mapping
         out.insert(out.columns.get_loc("score") + 1, "labcalc_score", out["score"])
         return out
     pairs = set(zip(out["question"], out["variant"].astype(int)))
-    asked = moodle_questions(lab, sorted(pairs), accounting=accounting, credit=credit, assignment=assignment)
+    asked = moodle_questions(lab, sorted(pairs), accounting=accounting, credit=credit, assignment=assignment,
+                             lms=lms)
     labcalc_scores = out["score"].to_numpy(float).copy()
     scores, corrects, messages = [], [], []
     changed = 0

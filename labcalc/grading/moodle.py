@@ -103,7 +103,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Mapping
 
-__all__ = ["SiteLanguage", "SITE_LANGUAGES", "LMS_NAMES", "site_language", "MoodleReading", "MoodleGrade",
+__all__ = ["SiteLanguage", "SITE_LANGUAGES", "LMS_NAMES", "site_language", "unit_case_folded", "MoodleReading", "MoodleGrade",
            "MoodleQuestion", "read_response", "within_tolerance", "php_stored", "how_to_answer",
            "EXAMPLE_UNITS", "PHP_PRECISION", "UNITOPTIONAL", "UNITGRADEDOUTOFMARK", "UNITGRADEDOUTOFMAX"]
 
@@ -163,8 +163,41 @@ SITE_LANGUAGES: Mapping[str, SiteLanguage] = MappingProxyType({
     "de": SiteLanguage("de", "German", ",", "."),
 })
 
-#: Names of the LMS modes (``labcalc grade --lms``): a Moodle site in each language.
-LMS_NAMES = tuple(f"moodle-{code}" for code in SITE_LANGUAGES)
+#: Suffix of the LMS modes of a Moodle on MySQL or MariaDB (:func:`unit_case_folded`).
+MYSQL_SUFFIX = "-mysql"
+#: Names of the LMS modes (``labcalc grade --lms``): a Moodle site in each language, and the
+#: same on MySQL/MariaDB.
+LMS_NAMES = tuple(f"moodle-{code}" for code in SITE_LANGUAGES) + tuple(
+    f"moodle-{code}{MYSQL_SUFFIX}" for code in SITE_LANGUAGES)
+
+
+def unit_case_folded(lms) -> bool:
+    """Whether the quiz of an LMS mode lists each unit name in one letter case only.
+
+    Moodle keeps a question's units in a table with a unique index on (question, unit
+    name) (``question_numerical_units``, ``question/db/install.xml``). On MySQL and
+    MariaDB, whose collation for Moodle (``utf8mb4_unicode_ci``) ignores letter case,
+    two spellings that differ only in case (``Mbit/s`` and ``Mbit/S``, ``b/s`` and
+    ``B/s``) are one key: importing both stops with a duplicate-key error. The
+    ``-mysql`` modes export the first spelling of each such group (the display unit's,
+    then the order of :data:`labcalc.grading.export.UNIT_CHOICES`) and grade as that
+    quiz. PostgreSQL, on which the quiz was measured, keeps them all.
+
+    Parameters
+    ----------
+    lms : str or SiteLanguage
+        An LMS name (:data:`LMS_NAMES`).
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> unit_case_folded("moodle-en"), unit_case_folded("moodle-de-mysql")
+    (False, True)
+    """
+    return isinstance(lms, str) and lms.strip().lower().endswith(MYSQL_SUFFIX)
 
 
 def site_language(lms) -> SiteLanguage:
@@ -173,7 +206,8 @@ def site_language(lms) -> SiteLanguage:
     Parameters
     ----------
     lms : str or SiteLanguage
-        ``"moodle-en"``, ``"moodle-fr"``, ``"moodle-de"`` (or ``"en"``, ``"fr"``, ``"de"``).
+        ``"moodle-en"``, ``"moodle-fr"``, ``"moodle-de"`` (or ``"en"``, ``"fr"``, ``"de"``), each
+        also with ``"-mysql"`` (:func:`unit_case_folded`).
 
     Returns
     -------
@@ -191,12 +225,13 @@ def site_language(lms) -> SiteLanguage:
     >>> site_language("blackboard")
     Traceback (most recent call last):
     ...
-    ValueError: lms: 'blackboard' is not one of moodle-en, moodle-fr, moodle-de (a Moodle site and its language)
+    ValueError: lms: 'blackboard' is not one of moodle-en, moodle-fr, moodle-de, moodle-en-mysql, moodle-fr-mysql, moodle-de-mysql (a Moodle site and its language)
     """
     if isinstance(lms, SiteLanguage):
         return lms
     code = str(lms).strip().lower()
     code = code[len("moodle-"):] if code.startswith("moodle-") else code
+    code = code[:-len(MYSQL_SUFFIX)] if code.endswith(MYSQL_SUFFIX) else code
     if code not in SITE_LANGUAGES:
         raise ValueError(f"lms: {str(lms)[:40]!r} is not one of {', '.join(LMS_NAMES)} (a Moodle site and "
                          f"its language)")

@@ -154,7 +154,7 @@ def _moodle_mode(result, answer_id: str, answer, lab, seed: int, lms: str, optio
     if options.get("sigfigs") is not None:
         raise ValueError("lms: the Moodle quiz grades on tolerances; sigfigs cannot be used with lms")
     accounting = options.get("accounting", "wire")
-    asked = moodle_question(lab, answer_id, seed, accounting=accounting, credit=options.get("credit"))
+    asked = moodle_question(lab, answer_id, seed, accounting=accounting, credit=options.get("credit"), lms=lms)
     return moodle_verdict(result, answer, asked, lms,
                           recheck=lambda text: check_answer(answer_id, text, lab=lab, seed=seed, **options))
 
