@@ -792,16 +792,23 @@ def test_a_mysql_quiz_lists_each_unit_name_in_one_letter_case_only():
     rate = [e for e in fromstring(default) if e.get("type") == "numerical"][0]
     every = [(u.find("unit_name").text, float(u.find("multiplier").text)) for u in rate.findall("units/unit")]
     assert len({n.casefold() for n, _ in every}) < len(every)      # PostgreSQL's quiz keeps every case
-    # the MySQL list: the first of each group, in the same order and with the same multipliers
-    kept, seen = [], set()
+    # the MySQL list, in the same order with the same multipliers: one name per group, the bit
+    # spelling where a group mixes bits and bytes (a rate in bits), else the first listed
+    groups = {}
     for name, multiplier in every:
-        if name.casefold() not in seen:
-            seen.add(name.casefold())
-            kept.append((name, multiplier))
+        groups.setdefault(name.casefold(), []).append((name, multiplier))
+    keep = {k: next((p for p in g if "B" not in p[0]), g[0]) if len({m for _, m in g}) > 1 else g[0]
+            for k, g in groups.items()}
+    kept = [p for p in every if keep[p[0].casefold()] == p]
     mysql_rate = [e for e in fromstring(xml) if e.get("type") == "numerical" and "Q4" in e.find("idnumber").text][0]
     assert [(u.find("unit_name").text, float(u.find("multiplier").text))
             for u in mysql_rate.findall("units/unit")] == kept
-    assert kept[0] == ("Mbit/s", 1.0) and "Mbit/S" not in dict(kept)
+    assert kept[0] == ("Mbit/s", 1.0) and "Mbit/S" not in dict(kept) and dict(kept)["b/s"] == 1e6
+    # a size in bytes keeps the byte spellings: B, kB, KiB (not b, kb, Kib: bits)
+    size = [e for e in fromstring(xml) if e.get("type") == "numerical" and "Q3" in e.find("idnumber").text][0]
+    sizes = {u.find("unit_name").text: float(u.find("multiplier").text) for u in size.findall("units/unit")}
+    assert sizes["B"] == 1.0 and sizes["kB"] == 0.001 and sizes["KiB"] == 1 / 1024
+    assert not {"b", "kb", "Kib"} & set(sizes)
     assert "on MySQL or MariaDB" in xml and "--lms moodle-en-mysql" in xml
 
 

@@ -97,8 +97,10 @@ def unit_choices(unit: str, fold_case: bool = False) -> tuple:
         A display unit (``"Mbit/s"``); a unit without spellings lists itself, ``"%"`` and
         ``""`` none.
     fold_case : bool, default False
-        Keep one name per group of names that differ only in letter case, the first
-        listed (a Moodle on MySQL or MariaDB: :func:`labcalc.grading.moodle.unit_case_folded`).
+        Keep one name per group of names that differ only in letter case (a Moodle on
+        MySQL or MariaDB: :func:`labcalc.grading.moodle.unit_case_folded`): where they
+        mean different units (``b`` bit, ``B`` byte), the one of the question's kind
+        (bytes for a size, bits for a rate), else the first listed.
 
     Returns
     -------
@@ -109,18 +111,27 @@ def unit_choices(unit: str, fold_case: bool = False) -> tuple:
     >>> names = [n for n, _ in unit_choices("Mbit/s")]
     >>> "Mbit/S" in names, "Mbit/S" in [n for n, _ in unit_choices("Mbit/s", fold_case=True)]
     (True, False)
-    >>> dict(unit_choices("Mbit/s", fold_case=True))["Mbit/s"]
-    1.0
+    >>> dict(unit_choices("Mbit/s", fold_case=True))["Mbit/s"], "b/s" in dict(unit_choices("Mbit/s", fold_case=True))
+    (1.0, True)
+    >>> sorted(n for n, _ in unit_choices("bytes", fold_case=True) if n.casefold() in ("b", "kb", "kib"))
+    ['B', 'KiB', 'kB']
     """
     choices = tuple(UNIT_CHOICES.get(unit, ((unit, 1.0),)))
     if not fold_case:
         return choices
-    seen, out = set(), []
+    groups: dict[str, list[tuple[str, float]]] = {}
     for name, multiplier in choices:
-        if name.casefold() not in seen:
-            seen.add(name.casefold())
-            out.append((name, multiplier))
-    return tuple(out)
+        groups.setdefault(name.casefold(), []).append((name, multiplier))
+    # In a group whose names mean different things (b/s: bits, B/s: bytes), keep the one of the
+    # question's own kind: bytes for a size, bits for a rate in bits; otherwise the first listed.
+    in_bytes = "byte" in unit.lower()
+    kept = {}
+    for key, members in groups.items():
+        if len({m for _, m in members}) > 1:
+            own = [(n, m) for n, m in members if ("B" in n) == in_bytes]
+            members = own or members
+        kept[key] = members[0]
+    return tuple(pair for pair in choices if kept[pair[0].casefold()] == pair)
 
 
 @functools.lru_cache(maxsize=None)
