@@ -410,6 +410,26 @@ def map_chunks(path, func, *, chunk_bytes: int = 1 << 23):
         offset += n
 
 
+def read_chunks(path, func, rep, table: dict[str, int]):
+    """:func:`map_chunks` with what every vectorised reader does for each chunk; yields
+    ``(line_offset, result, remap)``.
+
+    The chunk's malformed lines (``result["bad"]``) and first non-empty line
+    (``result["first"]``) are reported to *rep* with file line numbers, and its string
+    codes (``result["table"]``) are numbered into the file's *table*: ``remap[code]`` is
+    a chunk code's number in it.
+    """
+    for offset, res in map_chunks(path, func):
+        remap = np.empty(len(res["table"]), dtype=np.int32)
+        for text, code in res["table"].items():
+            remap[code] = table.setdefault(text, len(table))
+        if res["bad"]:
+            rep.bad_many([ln + offset for ln, _ in res["bad"]], [t for _, t in res["bad"]])
+        if res["first"] is not None:
+            rep.content(res["first"][0] + offset, res["first"][1])
+        yield offset, res, remap
+
+
 def categoricals(code_arrays: list, table: dict[str, int]) -> list:
     """pandas Categoricals sharing one category list, ordered by first appearance, unused dropped."""
     import pandas as pd

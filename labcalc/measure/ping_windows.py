@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ._common import Report, source_name
-from ._vector import COLON, DOT, EQ, SPACE, Lines, categoricals, fast_rows, map_chunks, parse_uint, span_codes
+from ._vector import COLON, DOT, EQ, SPACE, Lines, categoricals, fast_rows, read_chunks, parse_uint, span_codes
 from .ping import add_statistics, close_run, run_entry, runs_total, several_blocks_note
 
 __all__ = ["read_ping_windows"]
@@ -306,18 +306,11 @@ def read_ping_windows(path) -> pd.DataFrame:
     rep = Report(name, FORMAT, EXPECTED)
     table: dict[str, int] = {}
     parts_lines, parts_cols, events = [], [], []
-    for offset, res in map_chunks(path, _chunk):
-        remap = np.empty(len(res["table"]), dtype=np.int32)
-        for s_, code in res["table"].items():
-            remap[code] = table.setdefault(s_, len(table))
+    for offset, res, remap in read_chunks(path, _chunk, rep, table):
         for lines, cols in res["parts"]:
             cols["src"] = remap[cols["src"]] if len(cols["src"]) else cols["src"]
             parts_lines.append(lines + offset)
             parts_cols.append(cols)
-        if res["bad"]:
-            rep.bad_many([ln + offset for ln, _ in res["bad"]], [t for _, t in res["bad"]])
-        if res["first"] is not None:
-            rep.content(res["first"][0] + offset, res["first"][1])
         events.extend((ln + offset, kind, info) for ln, kind, info in res["events"])
     n = sum(len(x) for x in parts_lines)
     rep.ok(n + sum(kind not in ("other", "heading") for _, kind, _ in events))

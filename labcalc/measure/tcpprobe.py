@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ._common import Report, source_name
-from ._vector import COLON, EQ, HASH, SPACE, Lines, categoricals, map_chunks, parse_float, parse_hex, parse_uint, span_codes
+from ._vector import COLON, EQ, HASH, SPACE, Lines, categoricals, read_chunks, parse_float, parse_hex, parse_uint, span_codes
 
 __all__ = ["read_tcp_probe"]
 
@@ -356,20 +356,13 @@ def read_tcp_probe(path, port: int | None = None, srtt_unit: str | None = None, 
     table: dict[str, int] = {}
     parts_lines, parts_cols, parts_variant = [], [], []
     other_events = 0
-    for offset, res in map_chunks(path, _chunk):
-        remap = np.empty(len(res["table"]), dtype=np.int32)
-        for s_, code in res["table"].items():
-            remap[code] = table.setdefault(s_, len(table))
+    for offset, res, remap in read_chunks(path, _chunk, rep, table):
         for lines, cols, variant in res["parts"]:
             for c in ("src", "dst"):
                 cols[c] = remap[cols[c]] if len(cols[c]) else cols[c].astype(np.int32)
             parts_lines.append(lines + offset)
             parts_cols.append(cols)
             parts_variant.append(variant)
-        if res["bad"]:
-            rep.bad_many([ln + offset for ln, _ in res["bad"]], [t for _, t in res["bad"]])
-        if res["first"] is not None:
-            rep.content(res["first"][0] + offset, res["first"][1])
         other_events += res["other"]
     n_total = sum(len(x) for x in parts_lines)
     rep.ok(n_total)
