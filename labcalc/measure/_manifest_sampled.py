@@ -221,11 +221,16 @@ def pick_connection(df: pd.DataFrame, wanted: str, several: bool = False) -> pd.
     out.attrs.update(df.attrs)
     keys = _ends(out)
     if keys.nunique() > 1 and not several:
-        # two flows opposite ways to one port (":5001" is either end of both), or -P streams:
-        # their samples would be averaged or one of them kept without a word
-        raise Fail("connection", wanted, f"matches {keys.nunique()} connections of this file: "
-                                         f"{directed_listing(df, set(keys))}; name one exactly")
+        raise _matched_several(df, wanted, keys)
     return out
+
+
+def _matched_several(df: pd.DataFrame, wanted: str, keys: pd.Series) -> Fail:
+    """The refusal of a ``connection`` value matching several connections (two flows opposite
+    ways to one port, ":5001" being either end of both, or -P streams): their samples would be
+    averaged, or one of them kept without a word."""
+    return Fail("connection", wanted, f"matches {keys.nunique()} connections of this file: "
+                                      f"{directed_listing(df, set(keys))}; name one exactly")
 
 
 def _named_connection(df: pd.DataFrame, wanted: str, fmt: str) -> tuple[pd.DataFrame, list, list]:
@@ -233,18 +238,15 @@ def _named_connection(df: pd.DataFrame, wanted: str, fmt: str) -> tuple[pd.DataF
     iperf3's control connection too (same peer, same server port): of the connections it
     matches, the one that carried the data is taken by the rule used without the key, and the
     row says so; two that both carried data are refused with the list."""
-    try:
-        return pick_connection(df, wanted), [], []
-    except Fail as exc:
-        if not str(exc.why).startswith("matches "):
-            raise
-        first = exc
     hit = pick_connection(df, wanted, several=True)
+    keys = _ends(hit)
+    if keys.nunique() <= 1:
+        return hit, [], []
     try:
         out, notes, _ = _one_connection(hit, fmt)
     except Fail:
-        raise first from None
-    return out, [f"connection = {wanted!r} matched {_ends(hit).nunique()} connections; " + notes[0]], []
+        raise _matched_several(df, wanted, keys) from None
+    return out, [f"connection = {wanted!r} matched {keys.nunique()} connections; " + notes[0]], []
 
 
 def directed_listing(df: pd.DataFrame, only: set | None = None) -> str:
