@@ -319,6 +319,12 @@ def _carried(df: pd.DataFrame) -> pd.Series | None:
     return None
 
 
+def _receives(got, sent):
+    """Whether a socket (or each of a Series of sockets) is the receiving end of a transfer:
+    it received more than RECEIVED_BYTES and sent under a DATA_SHARE-th of it."""
+    return (got > RECEIVED_BYTES) & (sent * DATA_SHARE < got)
+
+
 def _without_receivers(df: pd.DataFrame) -> tuple[pd.DataFrame, list]:
     """An ss log of a host that sends one flow and receives another: the receiving sockets
     (bytes received, next to nothing sent) have no window or RTT of a flow, so they are left
@@ -330,7 +336,7 @@ def _without_receivers(df: pd.DataFrame) -> tuple[pd.DataFrame, list]:
     got = df.groupby(keys)["bytes_received"].max().fillna(0.0)
     sent_cols = [c for c in ("bytes_acked", "bytes_sent") if c in df.columns and df[c].notna().any()]
     sent = df.groupby(keys)[sent_cols].max().max(axis=1).fillna(0.0) if sent_cols else got * 0.0
-    receiving = set(got.index[(got > RECEIVED_BYTES) & (sent * DATA_SHARE < got)])
+    receiving = set(got.index[_receives(got, sent)])
     senders = set(sent.index[sent > RECEIVED_BYTES]) - receiving   # a flow, not iperf3's control connection
     if not receiving or not senders:
         return df, []
@@ -348,7 +354,7 @@ def _receiving_end(df: pd.DataFrame, fmt: str, metric: str) -> None:
     got = df["bytes_received"].max() if "bytes_received" in df.columns else np.nan
     sent = max((df[c].max() for c in ("bytes_acked", "bytes_sent") if c in df.columns and df[c].notna().any()),
                default=0.0)
-    if np.isfinite(got) and got > RECEIVED_BYTES and sent * DATA_SHARE < got:
+    if np.isfinite(got) and _receives(got, sent):
         raise Fail("file", "(ss)", f"this ss log shows the receiving end of its connection ({num_text(got)} bytes "
                                    f"received, {num_text(sent)} sent): the {metric} there is the receiver's own, "
                                    "not the flow's; run the ss loop on the sending host (the iperf client, or the "
