@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import math
-import numbers
 import os
 from pathlib import Path
 
 from labcalc.network import Network
-from labcalc.sim.limits import short_repr
+from labcalc.sim.limits import timeout_seconds
 from labcalc.sim.planning import DEFAULT_QUEUE_PACKETS, PPP_HEADER_BYTES, SEGMENT_BYTES, plan
 
 __all__ = ["simulate", "prepare", "ACCOUNTING"]
@@ -242,11 +240,7 @@ def simulate(scenario, *, variant: str | None = None, duration_s: float = 30.0, 
     """
     from labcalc.sim import _engine, runner
 
-    if timeout_s is not None:
-        if isinstance(timeout_s, bool) or not isinstance(timeout_s, numbers.Real) or not timeout_s > 0:
-            raise ValueError(f"timeout_s must be a number of seconds > 0 (or None for no limit); "
-                             f"got {short_repr(timeout_s)}")
-        timeout_s = None if math.isinf(timeout_s) else float(timeout_s)
+    timeout_s = timeout_seconds(timeout_s)
     plan_, attrs = prepare(scenario, variant=variant, duration_s=duration_s, seed=seed, tcp=tcp,
                            queue_packets=queue_packets, error_rate=error_rate, max_packets=max_packets,
                            transport=transport, offered_bps=offered_bps, payload_bytes=payload_bytes,

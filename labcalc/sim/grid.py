@@ -44,7 +44,7 @@ from typing import Mapping
 
 import numpy as np
 
-from labcalc.sim.limits import short_repr
+from labcalc.sim.limits import short_repr, timeout_seconds
 
 __all__ = ["sweep", "expand_grid", "load_run", "run_key", "GRID_KEYS", "CACHE_FORMAT", "MAX_RUNS"]
 
@@ -434,11 +434,7 @@ def sweep(scenario, grid=None, *, seeds=(1,), workers: int | None = None, schedu
         raise ValueError(f"workers must be a whole number >= 1 (None: one per core); got {short_repr(workers)}")
     if not isinstance(cache, (bool, np.bool_)):
         raise ValueError(f"cache must be True or False; got {short_repr(cache)}")
-    if timeout_s is not None:
-        if isinstance(timeout_s, (bool, np.bool_)) or not isinstance(timeout_s, numbers.Real) or not timeout_s > 0:
-            raise ValueError(f"timeout_s must be a number of seconds > 0 (or None for no limit); "
-                             f"got {short_repr(timeout_s)}")
-        timeout_s = None if math.isinf(timeout_s) else float(timeout_s)
+    timeout_s = timeout_seconds(timeout_s)
     if not (isinstance(progress, (bool, np.bool_)) or callable(progress)):
         raise ValueError(f"progress must be True, False or a function f(done, total, text); got {short_repr(progress)}")
     if cache_dir is not None and (not isinstance(cache_dir, (str, os.PathLike)) or not os.fspath(cache_dir)):

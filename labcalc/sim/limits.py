@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["check_plan", "short_repr", "MAX_SEED", "MAX_TIME_S", "TIME_RESOLUTION_S", "MIN_CAPACITY_BPS", "MAX_CAPACITY_BPS",
+__all__ = ["check_plan", "short_repr", "timeout_seconds", "MAX_SEED", "MAX_TIME_S", "TIME_RESOLUTION_S", "MIN_CAPACITY_BPS", "MAX_CAPACITY_BPS",
            "MAX_UINT32", "MAX_LINKS", "SMALLEST_PACKET_BYTES"]
 
 #: Largest seed ns-3 takes (every MRG32k3a component below m2 = 4294944443).
@@ -65,6 +65,42 @@ MAX_UINT32 = 2**32 - 1
 #: Most links one run can address (a /30 each in 10.0.0.0/8).
 MAX_LINKS = 2**22
 _MAX_DATARATE_BPS = 2.0**64 - 1   # DataRate's uint64_t
+
+
+def timeout_seconds(timeout_s) -> float | None:
+    """A run's wall-time limit as given to ``simulate`` or ``sweep``, checked.
+
+    Parameters
+    ----------
+    timeout_s : float or None
+        Seconds > 0; ``None`` or infinity for no limit.
+
+    Returns
+    -------
+    float or None
+        The limit [s], None for none.
+
+    Raises
+    ------
+    ValueError
+        Zero, a negative number, NaN, a bool or not a number, named with its value.
+
+    Examples
+    --------
+    >>> timeout_seconds(30), timeout_seconds(math.inf), timeout_seconds(None)
+    (30.0, None, None)
+    >>> timeout_seconds(0)
+    Traceback (most recent call last):
+    ...
+    ValueError: timeout_s must be a number of seconds > 0 (or None for no limit); got 0
+    """
+    import numbers
+
+    if timeout_s is None:
+        return None
+    if isinstance(timeout_s, bool) or not isinstance(timeout_s, numbers.Real) or not timeout_s > 0:
+        raise ValueError(f"timeout_s must be a number of seconds > 0 (or None for no limit); got {short_repr(timeout_s)}")
+    return None if math.isinf(timeout_s) else float(timeout_s)
 
 
 def short_repr(value, limit: int = 60) -> str:
